@@ -1,0 +1,49 @@
+import path from "node:path";
+
+/** Process configuration, read from the environment once (CONTRACT §12). */
+export interface Config {
+  port: number;
+  baseDomain: string;
+  dataDir: string;
+  databaseUrl: string | undefined;
+  pgPort: number;
+  maxFileSize: number;
+  smtpUrl: string | undefined;
+  adminEmail: string | undefined;
+  adminPassword: string | undefined;
+}
+
+const GiB = 1024 ** 3;
+
+export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return {
+    port: intFrom(env.PORT, 3000),
+    baseDomain: (env.ARCA_BASE_DOMAIN || "localhost").toLowerCase(),
+    dataDir: path.resolve(env.ARCA_DATA_DIR || "./data"),
+    databaseUrl: env.DATABASE_URL || undefined,
+    pgPort: intFrom(env.ARCA_PG_PORT, 54329),
+    maxFileSize: intFrom(env.ARCA_MAX_FILE_SIZE, 5 * GiB),
+    smtpUrl: env.SMTP_URL || undefined,
+    adminEmail: env.ARCA_ADMIN_EMAIL || undefined,
+    adminPassword: env.ARCA_ADMIN_PASSWORD || undefined,
+  };
+}
+
+function intFrom(value: string | undefined, fallback: number): number {
+  if (value === undefined || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`Not a whole number: ${value}`);
+  return n;
+}
+
+let current: Config | undefined;
+
+/** The process-wide configuration; tests may reset it after changing the environment. */
+export function config(): Config {
+  current ??= readConfig();
+  return current;
+}
+
+export function resetConfig(): void {
+  current = undefined;
+}

@@ -1,0 +1,61 @@
+/**
+ * The one error type of Arca. Domain code throws it; `lib/http/errors.ts` maps it to the
+ * contract's body `{ message, errors? }` and status. Every kind is tied to exactly one status.
+ */
+export const errorStatus = {
+  badRequest: 400,
+  unauthorized: 401,
+  paymentRequired: 402,
+  forbidden: 403,
+  notFound: 404,
+  methodNotAllowed: 405,
+  conflict: 409,
+  payloadTooLarge: 413,
+  unsupportedMediaType: 415,
+  rangeNotSatisfiable: 416,
+  validation: 422,
+  internal: 500,
+} as const;
+
+export type ErrorKind = keyof typeof errorStatus;
+
+export interface PropertyError {
+  property: string | null;
+  message: string;
+}
+
+export class AppError extends Error {
+  readonly kind: ErrorKind;
+  readonly errors: PropertyError[] | undefined;
+
+  constructor(kind: ErrorKind, message: string, errors?: PropertyError[]) {
+    super(message);
+    this.name = "AppError";
+    this.kind = kind;
+    this.errors = errors;
+  }
+
+  get status(): number {
+    return errorStatus[this.kind];
+  }
+}
+
+export const badRequest = (message: string) => new AppError("badRequest", message);
+export const unauthorized = (message = "Not authorized") => new AppError("unauthorized", message);
+export const paymentRequired = (message: string) => new AppError("paymentRequired", message);
+export const forbidden = (message = "Forbidden") => new AppError("forbidden", message);
+export const notFound = (message: string) => new AppError("notFound", message);
+export const methodNotAllowed = (message = "Method not allowed") => new AppError("methodNotAllowed", message);
+export const conflict = (message: string) => new AppError("conflict", message);
+export const payloadTooLarge = (message: string) => new AppError("payloadTooLarge", message);
+export const unsupportedMediaType = (message: string) => new AppError("unsupportedMediaType", message);
+export const validationError = (message: string, errors?: PropertyError[]) =>
+  new AppError("validation", message, errors);
+
+/** Maps PostgreSQL errors that carry meaning for a client (unique violation) to AppError. */
+export function fromDatabaseError(error: unknown): AppError | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "23505") return conflict("Document with this key already exists.");
+  if (code === "22P02" || code === "22023") return badRequest("Malformed value in query.");
+  return undefined;
+}
