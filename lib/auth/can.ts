@@ -1,0 +1,38 @@
+import type { Action, PermissionEntry, Principal } from "./principal";
+
+/**
+ * The one authorization decision of Arca. `collection` is a collection id (system ones included);
+ * `documentId` narrows it to one document when the request names one. `manage` asks about the
+ * project's administration (tokens, members, collection definitions) rather than its data.
+ *
+ * Users: owners and admins may do everything in the project; members work with data (documents,
+ * files) and read everything else, but cannot manage tokens, members or collection definitions.
+ * Tokens: `allow.all` grants everything; otherwise each action lists what it reaches, and the
+ * administrative collections (`_tokens`, `_users`) are reached only when named explicitly.
+ */
+export interface Target {
+  collection: string;
+  documentId?: string;
+  manage?: boolean;
+}
+
+const ADMIN_COLLECTIONS = new Set(["_tokens", "_users"]);
+
+export function can(principal: Principal, action: Action, target: Target): boolean {
+  if (principal.kind === "user") {
+    if (principal.role === "owner" || principal.role === "admin") return true;
+    if (action === "read") return true;
+    return !target.manage && !ADMIN_COLLECTIONS.has(target.collection);
+  }
+  const { allow } = principal;
+  if (allow.all) return true;
+  return allow[action].some((entry) => entryGrants(entry, target));
+}
+
+function entryGrants(entry: PermissionEntry, target: Target): boolean {
+  if (typeof entry === "string") return entry === target.collection;
+  if (entry.where !== target.collection) return false;
+  if (entry.what === "collection") return true;
+  // A grant on one document never reaches the collection's definition or its whole list.
+  return !target.manage && target.documentId !== undefined && entry.what_id === target.documentId;
+}

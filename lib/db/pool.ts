@@ -1,0 +1,47 @@
+import "server-only";
+import pg from "pg";
+import { PrismaPg } from "@prisma/adapter-pg";
+import { PrismaClient } from "../generated/prisma/client.ts";
+
+/**
+ * One pg pool and one Prisma client (over that pool) for the process. Hot paths use the pool with
+ * parameterized SQL; admin tables use Prisma. Both doors (Next's route handler and the custom
+ * server) share them through globalThis, since Next may load this module more than once.
+ */
+interface Database {
+  pool: pg.Pool;
+  prisma: PrismaClient;
+}
+
+const holder = globalThis as typeof globalThis & { __arcaDatabase?: Database };
+
+// BIGINT counters (files_size, documents_count) fit in a double for any realistic project.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
+
+export function connectDatabase(url: string): Database {
+  if (holder.__arcaDatabase) return holder.__arcaDatabase;
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.ARCA_PG_POOL_SIZE || 20) });
+  pool.on("error", (error) => console.error(`db: idle client error: ${error.message}`));
+  const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
+  holder.__arcaDatabase = { pool, prisma };
+  return holder.__arcaDatabase;
+}
+
+function database(): Database {
+  if (holder.__arcaDatabase) return holder.__arcaDatabase;
+  const url = process.env.DATABASE_URL;
+  if (!url) throw new Error("The database is not connected (DATABASE_URL unset and no embedded server started).");
+  return connectDatabase(url);
+}
+
+export const pool = (): pg.Pool => database().pool;
+export const prisma = (): PrismaClient => database().prisma;
+
+export async function disconnectDatabase(): Promise<void> {
+  const db = holder.__arcaDatabase;
+  holder.__arcaDatabase = undefined;
+  if (db) {
+    await db.prisma.$disconnect().catch(() => {});
+    await db.pool.end().catch(() => {});
+  }
+}
