@@ -1,0 +1,143 @@
+import { describe, expect, it } from "vitest";
+import { CONTENT_TYPE_HEAD_BYTES, detectContentType, isAllowedContentType } from "./detect-content-type";
+
+const bytes = (...parts: Array<string | number[] | Uint8Array>): Uint8Array =>
+  Buffer.concat(parts.map((p) => (typeof p === "string" ? Buffer.from(p, "latin1") : Buffer.from(p))));
+const utf8 = (s: string) => new TextEncoder().encode(s);
+
+// A real 1x1 grey PNG.
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNgAAAAAgABSK+kcQAAAABJRU5ErkJggg==",
+  "base64",
+);
+// The start of a 64-bit little-endian ELF executable's header.
+const ELF = bytes([0x7f, 0x45, 0x4c, 0x46, 0x02, 0x01, 0x01, 0x00], new Array(8).fill(0), [0x02, 0x00, 0x3e, 0x00], new Array(48).fill(0));
+const WASM = bytes("\0asm", [0x01, 0x00, 0x00, 0x00]);
+const WAV = bytes("RIFF", [0x24, 0, 0, 0], "WAVEfmt ", [16, 0, 0, 0, 1, 0, 1, 0, 0x44, 0xac, 0, 0, 0x88, 0x58, 1, 0, 2, 0, 16, 0], "data", [0, 0, 0, 0]);
+const CFB = bytes([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1], new Array(504).fill(0));
+const PDF = utf8("%PDF-1.7\n%\u00e2\u00e3\u00cf\u00d3\n1 0 obj\n<<>>\nendobj\n");
+const SVG = utf8('<svg xmlns="http://www.w3.org/2000/svg" width="1" height="1"><script>alert(1)</script></svg>');
+const SVG_WITH_PROLOG = utf8('<?xml version="1.0" encoding="UTF-8"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>');
+const HTML = utf8("<!doctype html><html><body><script>alert(1)</script></body></html>");
+
+/** A zip holding one stored file, enough for file-type to call it application/zip. */
+function zip(entry: string, content: string): Uint8Array {
+  const name = Buffer.from(entry);
+  const data = Buffer.from(content);
+  const header = Buffer.alloc(30);
+  header.writeUInt32LE(0x04034b50, 0);
+  header.writeUInt16LE(10, 4);
+  header.writeUInt32LE(data.length, 18);
+  header.writeUInt32LE(data.length, 22);
+  header.writeUInt16LE(name.length, 26);
+  return Buffer.concat([header, name, data]);
+}
+const ZIP = zip("hello.txt", "hello");
+
+// Deterministic noise that is not UTF-8 and carries no signature.
+const NOISE = Uint8Array.from({ length: 512 }, (_, i) => (i * 197 + 89) % 256 | 0x80);
+
+describe("detectContentType", () => {
+  const cases: Array<[string, Uint8Array, string, string]> = [
+    // magic numbers win over the name
+    ["PNG named .txt", PNG, "picture.txt", "image/png"],
+    ["PNG without a name", PNG, "", "image/png"],
+    ["PDF named .html", PDF, "invoice.html", "application/pdf"],
+    ["ELF binary", ELF, "tool", "application/x-elf"],
+    ["ELF named .png", ELF, "cat.png", "application/x-elf"],
+    ["WebAssembly", WASM, "module.wasm", "application/wasm"],
+    ["WebAssembly named .txt", WASM, "readme.txt", "application/wasm"],
+
+    // newer names mapped to the seed's spelling of the same format
+    ["WAV by magic", WAV, "sound", "audio/x-wav"],
+    ["JavaScript by name", utf8("export const a = 1;\n"), "app.js", "application/javascript"],
+
+    // generic signatures refined by a name of the same family
+    ["SVG with an XML prolog, .svg", SVG_WITH_PROLOG, "drawing.svg", "image/svg+xml"],
+    ["XML prolog, .xml", SVG_WITH_PROLOG, "data.xml", "application/xml"],
+    ["XML prolog named .html stays XML", SVG_WITH_PROLOG, "page.html", "application/xml"],
+    ["zip named .docx", ZIP, "letter.docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document"],
+    ["zip named .epub", ZIP, "book.epub", "application/epub+zip"],
+    ["zip named .zip", ZIP, "archive.zip", "application/zip"],
+    ["zip named .html stays zip", ZIP, "page.html", "application/zip"],
+    ["zip named .png stays zip", ZIP, "photo.png", "application/zip"],
+    ["OLE named .doc", CFB, "old.doc", "application/msword"],
+    ["OLE named .xls", CFB, "old.xls", "application/vnd.ms-excel"],
+    ["OLE without a name", CFB, "blob", "application/x-cfb"],
+
+    // the name's extension when there is no signature
+    ["CSV", utf8("a,b\n1,2\n"), "notes.csv", "text/csv"],
+    ["CSV, upper-case extension", utf8("a,b\n"), "NOTES.CSV", "text/csv"],
+    ["CSV with a Windows path", utf8("a,b\n"), "C:\\Users\\me\\notes.csv", "text/csv"],
+    ["HTML by extension", HTML, "index.html", "text/html"],
+    ["HTML, .htm", HTML, "index.htm", "text/html"],
+    ["SVG by extension", SVG, "drawing.svg", "image/svg+xml"],
+    ["JSON", utf8('{"a":1}'), "data.json", "application/json"],
+    ["binary with a known extension", NOISE, "photo.jpg", "image/jpeg"],
+    ["text named with a type the seed lacks (.md)", utf8("# Title\n"), "README.md", "text/plain"],
+    ["text named .ts (video/mp2t by name)", utf8("const a: number = 1;\n"), "main.ts", "text/plain"],
+    ["binary named with a type the seed lacks", NOISE, "README.md", "text/markdown"],
+
+    // UTF-8 text without a usable name
+    ["unknown extension, UTF-8 text", utf8("Grüße, мир, 🌍\n"), "notes.qqqzz", "text/plain"],
+    ["no extension, ASCII", utf8("hello\n"), "README", "text/plain"],
+    ["a file named just like an extension", utf8('{"a":1}'), "json", "text/plain"],
+    ["a dotfile", utf8("KEY=1\n"), ".env", "text/plain"],
+    ["SVG markup without a name is just text", SVG, "", "text/plain"],
+    ["HTML markup without a name is just text", HTML, "page", "text/plain"],
+    ["empty", new Uint8Array(0), "", "text/plain"],
+    ["BOM", utf8("\ufeffhello"), "", "text/plain"],
+    ["tabs, CR, FF and ESC are text", utf8("a\tb\r\n\f\u001b[0m"), "", "text/plain"],
+
+    // otherwise binary
+    ["random binary, no extension", NOISE, "blob", "application/octet-stream"],
+    ["random binary, unknown extension", NOISE, "blob.qqqzz", "application/octet-stream"],
+    ["NUL bytes are not text", utf8("abc\0def"), "", "application/octet-stream"],
+    ["UTF-16 is not UTF-8 text", Buffer.from("hello", "utf16le"), "", "application/octet-stream"],
+    ["invalid UTF-8 in the middle", bytes("abc", [0xff], "def"), "", "application/octet-stream"],
+    ["overlong encoding", bytes("abc", [0xc0, 0xaf]), "", "application/octet-stream"],
+  ];
+
+  it.each(cases)("%s", async (_name, head, fileName, expected) => {
+    expect(await detectContentType(head, fileName)).toBe(expected);
+  });
+
+  it("tolerates a multi-byte character cut at the end of the head", async () => {
+    for (const char of ["é", "€", "🌍"]) {
+      const text = utf8("a" + char.repeat(CONTENT_TYPE_HEAD_BYTES));
+      for (let cut = 1; cut < utf8(char).length; cut++) {
+        const head = text.subarray(0, 1 + utf8(char).length * 10 + cut);
+        expect(await detectContentType(head, "")).toBe("text/plain");
+      }
+    }
+  });
+
+  it("still refuses an invalid sequence that is not at the end", async () => {
+    expect(await detectContentType(bytes("a", [0xe2, 0x82], "b"), "")).toBe("application/octet-stream");
+  });
+
+  it("looks at no more than the head", async () => {
+    // A PNG signature beyond CONTENT_TYPE_HEAD_BYTES is not a signature.
+    const late = bytes(new Array(CONTENT_TYPE_HEAD_BYTES).fill(0x61), PNG);
+    expect(await detectContentType(late, "")).toBe("text/plain");
+  });
+
+  it("passes file-type at least the 4100 bytes it samples from a stream", () => {
+    expect(CONTENT_TYPE_HEAD_BYTES).toBeGreaterThanOrEqual(4100);
+  });
+});
+
+describe("detected types against the allowed list", () => {
+  it.each<[string, Uint8Array, string, boolean]>([
+    ["PNG", PNG, "a.png", true],
+    ["ELF", ELF, "a", false],
+    ["WebAssembly", WASM, "a.wasm", false],
+    ["WAV", WAV, "a.wav", true],
+    ["JavaScript", utf8("1"), "a.js", true],
+    ["SVG", SVG, "a.svg", true],
+    ["OLE without a name", CFB, "a", false],
+    ["random", NOISE, "a", true],
+  ])("%s", async (_name, head, fileName, allowed) => {
+    expect(isAllowedContentType(await detectContentType(head, fileName))).toBe(allowed);
+  });
+});
