@@ -1,0 +1,336 @@
+import { badRequest } from "@/lib/errors";
+import type { CompiledRegex } from "./types";
+
+/**
+ * The filter's `$regex` must give the same answer in memory and in PostgreSQL, whose regex
+ * dialects differ (`.` and newlines, `\w`, case folding, lookarounds). So a pattern is parsed
+ * into a small regular language and written out twice, with every class spelled out as explicit
+ * code-point ranges and case-insensitivity expanded into those classes. Without backreferences
+ * or lookarounds both engines decide plain language membership, so they agree by construction.
+ */
+export function compileRegex(source: string, options = ""): CompiledRegex {
+  for (const flag of options) {
+    if (flag !== "i") throw badRequest(`Unsupported $options flag: ${flag}`);
+  }
+  if (source.length > 1000) throw badRequest("$regex pattern is too long");
+  const ignoreCase = options.includes("i");
+  const ast = new RegexParser(source, ignoreCase).parse();
+  const js = new RegExp(emit(ast, "js"), "u");
+  return { source, ignoreCase, js, pg: emit(ast, "pg") };
+}
+
+type Range = [number, number];
+type Node =
+  | { t: "alt"; alts: Node[] }
+  | { t: "seq"; items: Node[] }
+  | { t: "set"; ranges: Range[] }
+  | { t: "rep"; body: Node; min: number; max: number }
+  | { t: "bol" }
+  | { t: "eol" };
+
+const MAX_CODE_POINT = 0x10ffff;
+const MAX_REPEAT = 100; // PostgreSQL refuses counts above 255 and grows fast with nesting
+const digit: Range[] = [[0x30, 0x39]];
+const word: Range[] = [[0x30, 0x39], [0x41, 0x5a], [0x5f, 0x5f], [0x61, 0x7a]];
+// ASCII classes, as MongoDB's PCRE has them by default.
+const space: Range[] = [[0x09, 0x0d], [0x20, 0x20]];
+const newline: Range[] = [[0x0a, 0x0a]];
+
+class RegexParser {
+  private readonly chars: string[];
+  private pos = 0;
+
+  constructor(
+    private readonly source: string,
+    private readonly ignoreCase: boolean,
+  ) {
+    this.chars = [...source];
+  }
+
+  parse(): Node {
+    const node = this.alternation();
+    if (this.pos < this.chars.length) this.fail("unbalanced )");
+    return node;
+  }
+
+  private fail(reason: string): never {
+    throw badRequest(`Invalid $regex ${JSON.stringify(this.source)}: ${reason}`);
+  }
+
+  private peek(offset = 0): string | undefined {
+    return this.chars[this.pos + offset];
+  }
+
+  private alternation(): Node {
+    const alts = [this.sequence()];
+    while (this.peek() === "|") {
+      this.pos++;
+      alts.push(this.sequence());
+    }
+    return alts.length === 1 ? alts[0] : { t: "alt", alts };
+  }
+
+  private sequence(): Node {
+    const items: Node[] = [];
+    for (let c = this.peek(); c !== undefined && c !== "|" && c !== ")"; c = this.peek()) {
+      const atom = this.atom();
+      items.push(this.quantified(atom));
+    }
+    return { t: "seq", items };
+  }
+
+  private atom(): Node {
+    const c = this.chars[this.pos++];
+    switch (c) {
+      case "^":
+        return { t: "bol" };
+      case "$":
+        return { t: "eol" };
+      case ".":
+        return { t: "set", ranges: complement(newline) };
+      case "(": {
+        if (this.peek() === "?") {
+          if (this.peek(1) !== ":") this.fail("only (?:...) groups are supported");
+          this.pos += 2;
+        }
+        const body = this.alternation();
+        if (this.chars[this.pos++] !== ")") this.fail("missing )");
+        return body;
+      }
+      case "[":
+        return this.set(this.bracket());
+      case "\\":
+        return this.set(this.escape(false));
+      case "*":
+      case "+":
+      case "?":
+        return this.fail(`nothing to repeat before ${c}`);
+      case "{":
+        if (this.quantifierAt(this.pos - 1)) this.fail("nothing to repeat before {");
+        return this.set([[0x7b, 0x7b]]);
+      default:
+        return this.set(single(c.codePointAt(0)!));
+    }
+  }
+
+  private set(ranges: Range[]): Node {
+    return { t: "set", ranges: this.ignoreCase ? caseClosure(ranges) : ranges };
+  }
+
+  private quantifierAt(at: number): { min: number; max: number; length: number } | undefined {
+    const rest = this.chars.slice(at, at + 12).join("");
+    const m = /^\{(\d{1,3})(,(\d{0,3}))?\}/.exec(rest);
+    if (!m) return undefined;
+    const min = Number(m[1]);
+    const max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
+    return { min, max, length: [...m[0]].length };
+  }
+
+  private quantified(atom: Node): Node {
+    let node = atom;
+    let quantifiers = 0;
+    for (;;) {
+      const c = this.peek();
+      let min: number;
+      let max: number;
+      if (c === "*") [min, max, this.pos] = [0, Infinity, this.pos + 1];
+      else if (c === "+") [min, max, this.pos] = [1, Infinity, this.pos + 1];
+      else if (c === "?") [min, max, this.pos] = [0, 1, this.pos + 1];
+      else if (c === "{" && this.quantifierAt(this.pos)) {
+        const q = this.quantifierAt(this.pos)!;
+        [min, max, this.pos] = [q.min, q.max, this.pos + q.length];
+      } else return node;
+      if (quantifiers++ > 0) this.fail("repeated quantifier");
+      if (atom.t === "bol" || atom.t === "eol") this.fail("nothing to repeat");
+      if (min > max) this.fail("numbers out of order in {} quantifier");
+      if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) this.fail(`repeat count above ${MAX_REPEAT}`);
+      // Laziness changes which match is found, never whether one exists.
+      if (this.peek() === "?") this.pos++;
+      node = { t: "rep", body: node, min, max };
+    }
+  }
+
+  private bracket(): Range[] {
+    const negate = this.peek() === "^";
+    if (negate) this.pos++;
+    const ranges: Range[] = [];
+    let first = true;
+    for (;;) {
+      const c = this.chars[this.pos++];
+      if (c === undefined) this.fail("missing ]");
+      if (c === "]" && !first) break;
+      first = false;
+      const low = c === "\\" ? this.escape(true) : single(c.codePointAt(0)!);
+      if (this.peek() === "-" && this.peek(1) !== undefined && this.peek(1) !== "]") {
+        this.pos++;
+        const d = this.chars[this.pos++];
+        const high = d === "\\" ? this.escape(true) : single(d.codePointAt(0)!);
+        if (!isSingle(low) || !isSingle(high)) this.fail("a class escape cannot bound a range");
+        if (low[0][0] > high[0][0]) this.fail("range out of order in character class");
+        ranges.push([low[0][0], high[0][0]]);
+      } else ranges.push(...low);
+    }
+    const set = normalize(ranges);
+    return negate ? complement(set) : set;
+  }
+
+  private escape(inClass: boolean): Range[] {
+    const c = this.chars[this.pos++];
+    if (c === undefined) this.fail("\\ at end of pattern");
+    switch (c) {
+      case "d":
+        return digit;
+      case "D":
+        return complement(digit);
+      case "w":
+        return word;
+      case "W":
+        return complement(word);
+      case "s":
+        return space;
+      case "S":
+        return complement(space);
+      case "t":
+        return single(0x09);
+      case "n":
+        return single(0x0a);
+      case "v":
+        return single(0x0b);
+      case "f":
+        return single(0x0c);
+      case "r":
+        return single(0x0d);
+      case "x": {
+        const hex = this.chars.slice(this.pos, this.pos + 2).join("");
+        if (!/^[0-9a-fA-F]{2}$/.test(hex)) this.fail("\\x needs two hex digits");
+        this.pos += 2;
+        return this.codePoint(parseInt(hex, 16));
+      }
+      case "u": {
+        const rest = this.chars.slice(this.pos, this.pos + 10).join("");
+        const braced = /^\{([0-9a-fA-F]{1,6})\}/.exec(rest);
+        const plain = /^[0-9a-fA-F]{4}/.exec(rest);
+        if (braced) {
+          this.pos += braced[0].length;
+          return this.codePoint(parseInt(braced[1], 16));
+        }
+        if (!plain) this.fail("\\u needs four hex digits or {hex}");
+        this.pos += 4;
+        return this.codePoint(parseInt(plain[0], 16));
+      }
+      case "b":
+        if (inClass) return single(0x08);
+        return this.fail("word boundaries (\\b) are not supported");
+      default:
+        if (/[0-9A-Za-z]/.test(c)) this.fail(`unsupported escape \\${c}`);
+        return single(c.codePointAt(0)!);
+    }
+  }
+
+  private codePoint(cp: number): Range[] {
+    if (cp === 0 || cp > MAX_CODE_POINT || (cp >= 0xd800 && cp <= 0xdfff)) this.fail("invalid code point");
+    return single(cp);
+  }
+}
+
+function single(cp: number): Range[] {
+  return [[cp, cp]];
+}
+
+function isSingle(ranges: Range[]): boolean {
+  return ranges.length === 1 && ranges[0][0] === ranges[0][1];
+}
+
+function normalize(ranges: Range[]): Range[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0]);
+  const out: Range[] = [];
+  for (const [lo, hi] of sorted) {
+    const last = out[out.length - 1];
+    if (last && lo <= last[1] + 1) last[1] = Math.max(last[1], hi);
+    else out.push([lo, hi]);
+  }
+  return out;
+}
+
+/** Complement over the code points a PostgreSQL string can hold (no NUL, no surrogates). */
+function complement(ranges: Range[]): Range[] {
+  const out: Range[] = [];
+  let next = 1;
+  for (const [lo, hi] of normalize(ranges)) {
+    if (lo > next) out.push([next, lo - 1]);
+    next = Math.max(next, hi + 1);
+  }
+  if (next <= MAX_CODE_POINT) out.push([next, MAX_CODE_POINT]);
+  return withoutSurrogates(out);
+}
+
+function withoutSurrogates(ranges: Range[]): Range[] {
+  const out: Range[] = [];
+  for (const [lo, hi] of ranges) {
+    if (hi < 0xd800 || lo > 0xdfff) out.push([lo, hi]);
+    else {
+      if (lo < 0xd800) out.push([lo, 0xd7ff]);
+      if (hi > 0xdfff) out.push([0xe000, hi]);
+    }
+  }
+  return out;
+}
+
+let casedCache: Array<[number, number[]]> | undefined;
+
+/** Every code point with a single-code-point upper or lower case form (all lie below U+20000). */
+function casedCodePoints(): Array<[number, number[]]> {
+  if (casedCache) return casedCache;
+  casedCache = [];
+  for (let cp = 1; cp < 0x20000; cp++) {
+    if (cp >= 0xd800 && cp <= 0xdfff) continue;
+    const ch = String.fromCodePoint(cp);
+    const variants = [ch.toLowerCase(), ch.toUpperCase()]
+      .filter((v) => v !== ch && [...v].length === 1)
+      .map((v) => v.codePointAt(0)!);
+    if (variants.length > 0) casedCache.push([cp, variants]);
+  }
+  return casedCache;
+}
+
+/** Adds the simple upper and lower case forms of every member: our definition of `i`. */
+function caseClosure(ranges: Range[]): Range[] {
+  const extra: Range[] = [];
+  for (const [cp, variants] of casedCodePoints()) {
+    if (ranges.some(([lo, hi]) => cp >= lo && cp <= hi)) for (const v of variants) extra.push([v, v]);
+  }
+  return extra.length === 0 ? ranges : normalize([...ranges, ...extra]);
+}
+
+function emit(node: Node, dialect: "js" | "pg"): string {
+  switch (node.t) {
+    case "bol":
+      return "^";
+    case "eol":
+      return "$";
+    case "alt":
+      return node.alts.map((alt) => emit(alt, dialect)).join("|");
+    case "seq":
+      return node.items.map((item) => (item.t === "alt" ? `(?:${emit(item, dialect)})` : emit(item, dialect))).join("");
+    case "set":
+      return emitSet(node.ranges, dialect);
+    case "rep": {
+      const body = `(?:${emit(node.body, dialect)})`;
+      if (node.min === 0 && node.max === Infinity) return `${body}*`;
+      if (node.min === 1 && node.max === Infinity) return `${body}+`;
+      if (node.min === 0 && node.max === 1) return `${body}?`;
+      if (node.max === Infinity) return `${body}{${node.min},}`;
+      return node.min === node.max ? `${body}{${node.min}}` : `${body}{${node.min},${node.max}}`;
+    }
+  }
+}
+
+function emitSet(ranges: Range[], dialect: "js" | "pg"): string {
+  const char = (cp: number) =>
+    dialect === "js" ? `\\u{${cp.toString(16)}}` : `\\U${cp.toString(16).padStart(8, "0")}`;
+  // An empty class: only NUL would match, and no stored string holds NUL.
+  if (ranges.length === 0) return dialect === "js" ? "[]" : `[^${char(1)}-${char(MAX_CODE_POINT)}]`;
+  if (isSingle(ranges)) return char(ranges[0][0]);
+  const body = ranges.map(([lo, hi]) => (lo === hi ? char(lo) : `${char(lo)}-${char(hi)}`)).join("");
+  return `[${body}]`;
+}

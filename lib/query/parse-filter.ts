@@ -1,0 +1,163 @@
+import { badRequest } from "@/lib/errors";
+import { compileRegex } from "./compile-regex";
+import { isPlainObject } from "./json-values";
+import type { Comparable, FilterNode, Json, OperatorNode } from "./types";
+
+/**
+ * Parses a MongoDB-style filter once into a typed tree; the SQL compiler and the in-memory
+ * matcher both walk that tree, so they can never disagree about what the client asked.
+ * Every malformed piece is a 400 naming the operator.
+ */
+export function parseFilter(input: unknown): FilterNode {
+  if (input === undefined || input === null) return { kind: "and", children: [] };
+  if (!isPlainObject(input)) throw badRequest("Filter must be an object");
+  return parseQuery(input as Record<string, unknown>);
+}
+
+/** The `filter` query parameter: JSON text; empty means no filter. */
+export function parseFilterParam(text: string | null | undefined): FilterNode {
+  if (text === undefined || text === null || text.trim() === "") return parseFilter(undefined);
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest("Malformed filter: not valid JSON");
+  }
+  return parseFilter(value);
+}
+
+const logical = new Set(["$and", "$or", "$nor"]);
+
+function parseQuery(query: Record<string, unknown>): FilterNode {
+  const children: FilterNode[] = [];
+  for (const [key, value] of Object.entries(query)) {
+    if (logical.has(key)) {
+      if (!Array.isArray(value) || value.length === 0) throw badRequest(`${key} needs a non-empty array`);
+      const parts = value.map((part) => {
+        if (!isPlainObject(part)) throw badRequest(`${key} needs an array of filter objects`);
+        return parseQuery(part as Record<string, unknown>);
+      });
+      children.push({ kind: key.slice(1) as "and" | "or" | "nor", children: parts });
+    } else if (key.startsWith("$")) {
+      throw badRequest(`Unknown operator: ${key}`);
+    } else {
+      children.push({ kind: "field", path: parsePath(key), ops: parseCondition(value) });
+    }
+  }
+  return children.length === 1 ? children[0] : { kind: "and", children };
+}
+
+function parsePath(key: string): string[] {
+  checkString(key);
+  const path = key.split(".");
+  if (path.some((segment) => segment === "")) throw badRequest(`Invalid field path: ${JSON.stringify(key)}`);
+  return path;
+}
+
+function isOperatorDocument(value: unknown): value is Record<string, unknown> {
+  if (!isPlainObject(value)) return false;
+  const keys = Object.keys(value);
+  const operators = keys.filter((key) => key.startsWith("$"));
+  if (operators.length > 0 && operators.length < keys.length) {
+    throw badRequest(`Cannot mix operators and fields in one condition: ${keys.join(", ")}`);
+  }
+  return keys.length > 0 && operators.length === keys.length;
+}
+
+/** A field's condition: an operator document, or a bare value meaning `$eq`. */
+function parseCondition(value: unknown): OperatorNode[] {
+  if (isOperatorDocument(value)) return parseOperators(value);
+  return [{ op: "eq", value: jsonValue(value) }];
+}
+
+function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
+  const ops: OperatorNode[] = [];
+  for (const [key, value] of Object.entries(doc)) {
+    switch (key) {
+      case "$eq":
+      case "$ne":
+        ops.push({ op: key.slice(1) as "eq" | "ne", value: jsonValue(value) });
+        break;
+      case "$gt":
+      case "$gte":
+      case "$lt":
+      case "$lte":
+        ops.push({ op: key.slice(1) as "gt", value: comparable(key, value) });
+        break;
+      case "$in":
+      case "$nin":
+      case "$all":
+        if (!Array.isArray(value)) throw badRequest(`${key} needs an array`);
+        ops.push({ op: key.slice(1) as "in", values: value.map(jsonValue) });
+        break;
+      case "$exists":
+        if (typeof value !== "boolean" && value !== 0 && value !== 1) throw badRequest("$exists needs true or false");
+        ops.push({ op: "exists", value: Boolean(value) });
+        break;
+      case "$size":
+        if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > 2 ** 31 - 1) {
+          throw badRequest("$size needs a non-negative integer");
+        }
+        ops.push({ op: "size", value });
+        break;
+      case "$regex": {
+        const options = doc.$options ?? "";
+        if (typeof value !== "string") throw badRequest("$regex needs a string");
+        if (typeof options !== "string") throw badRequest("$options needs a string");
+        checkString(value);
+        ops.push({ op: "regex", regex: compileRegex(value, options) });
+        break;
+      }
+      case "$options":
+        if (!("$regex" in doc)) throw badRequest("$options needs $regex");
+        break;
+      case "$elemMatch":
+        if (!isPlainObject(value)) throw badRequest("$elemMatch needs an object");
+        if (isOperatorDocument(value) && !Object.keys(value).some((k) => logical.has(k))) {
+          ops.push({ op: "elemMatchOps", ops: parseOperators(value) });
+        } else {
+          ops.push({ op: "elemMatch", filter: parseQuery(value as Record<string, unknown>) });
+        }
+        break;
+      case "$not":
+        if (!isOperatorDocument(value)) throw badRequest("$not needs an operator document");
+        ops.push({ op: "not", ops: parseOperators(value) });
+        break;
+      default:
+        throw badRequest(`Unknown operator: ${key}`);
+    }
+  }
+  return ops;
+}
+
+function comparable(operator: string, value: unknown): Comparable {
+  if (value === null || typeof value === "boolean" || typeof value === "string" || typeof value === "number") {
+    return jsonValue(value) as Comparable;
+  }
+  throw badRequest(`${operator} needs a number, string, boolean or null`);
+}
+
+/** Checks a filter operand is plain JSON that JSONB can hold. */
+function jsonValue(value: unknown): Json {
+  if (value === null || typeof value === "boolean") return value;
+  if (typeof value === "number") {
+    if (!Number.isFinite(value)) throw badRequest("Filter numbers must be finite");
+    return value;
+  }
+  if (typeof value === "string") return checkString(value);
+  if (Array.isArray(value)) return value.map(jsonValue);
+  if (isPlainObject(value)) {
+    const out: Record<string, Json> = {};
+    for (const [key, item] of Object.entries(value)) out[checkString(key)] = jsonValue(item);
+    return out;
+  }
+  throw badRequest("Filter values must be JSON");
+}
+
+// PostgreSQL text cannot hold NUL, and JSONB refuses lone surrogates.
+const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function checkString(value: string): string {
+  if (unstorable.test(value)) throw badRequest("Filter strings must be valid Unicode without NUL");
+  return value;
+}
