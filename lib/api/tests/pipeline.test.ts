@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ownerWithProject } from "../../testing/fixtures";
+import { startTestServer, type TestServer } from "../../testing/test-server";
+
+let server: TestServer;
+let owner: Awaited<ReturnType<typeof ownerWithProject>>;
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = await ownerWithProject(server);
+});
+afterAll(() => server.close());
+
+describe("the request pipeline", () => {
+  it("answers unknown paths with 404 Page not found, any method", async () => {
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"]) {
+      const response = await server.request("/api/nothing/here/", { method });
+      expect(response.status).toBe(404);
+      expect(response.body).toEqual({ message: "Page not found" });
+    }
+    const underProject = await server.request("/api/collections/x/documents/y/z/w/v/u/", { project: owner.project, method: "PUT" });
+    expect(underProject.status).toBe(404);
+  });
+
+  it("serves a path with and without its trailing slash, never redirecting", async () => {
+    const withSlash = await server.request("/api/info/", { project: owner.project, token: owner.token });
+    const without = await server.request("/api/info", { project: owner.project, token: owner.token });
+    expect(withSlash.status).toBe(200);
+    expect(without.status).toBe(200);
+    expect(without.body).toEqual(withSlash.body);
+  });
+
+  it("resolves the project from the host", async () => {
+    const response = await server.request("/api/info/", { host: `${owner.project}.localhost`, token: owner.token });
+    expect(response.status).toBe(200);
+    expect(response.body._id).toBe(owner.project);
+    expect(response.body.status).toEqual({ files_size: 0, data_size: 0, is_active: true });
+  });
+
+  it("accepts Token, Bearer and ?token= credentials", async () => {
+    const bearer = await server.request("/api/info/", { project: owner.project, headers: { authorization: `Bearer ${owner.token}` } });
+    expect(bearer.status).toBe(200);
+    const query = await server.request(`/api/info/?token=${owner.token}`, { project: owner.project });
+    expect(query.status).toBe(200);
+  });
+
+  it("answers 404 for an unknown project, 401 without or with unknown credentials", async () => {
+    const unknown = await server.request("/api/info/", { project: "no-such-project", token: owner.token });
+    expect(unknown).toMatchObject({ status: 404, body: { message: "Project not found." } });
+    const anonymous = await server.request("/api/info/", { project: owner.project });
+    expect(anonymous).toMatchObject({ status: 401, body: { message: "Not authorized" } });
+    const forged = await server.request("/api/info/", { project: owner.project, token: "forged" });
+    expect(forged).toMatchObject({ status: 401, body: { message: "Not authorized" } });
+  });
+
+  it("refuses malformed JSON with 400 and a non-JSON body with 415", async () => {
+    const malformed = await server.request("/api/collections/_tokens/documents/", {
+      project: owner.project,
+      token: owner.token,
+      body: "{not json",
+      headers: { "content-type": "application/json" },
+    });
+    expect(malformed).toMatchObject({ status: 400, body: { message: "Malformed JSON in request body" } });
+    const xml = await server.request("/api/collections/_tokens/documents/", {
+      project: owner.project,
+      token: owner.token,
+      body: "<a/>",
+      headers: { "content-type": "application/xml" },
+    });
+    expect(xml.status).toBe(415);
+  });
+
+  it("refuses a JSON body over the limit with 413", async () => {
+    const big = "x".repeat(17 * 1024 * 1024);
+    const response = await server.request("/api/user/", { body: JSON.stringify({ email: big }), headers: { "content-type": "application/json" } });
+    expect(response.status).toBe(413);
+    expect(response.body.message).toBe("Request body is too large");
+  });
+
+  it("answers 403 to every call on an inactive project, and reactivation works", async () => {
+    const off = await server.request(`/api/user/projects/${owner.project}/`, {
+      method: "PATCH",
+      session: owner.session,
+      json: { status: { is_active: false } },
+    });
+    expect(off.status).toBe(200);
+    expect(off.body.status.is_active).toBe(false);
+    const blocked = await server.request("/api/info/", { project: owner.project, token: owner.token });
+    expect(blocked).toMatchObject({ status: 403, body: { message: "Project is not active." } });
+    const on = await server.request(`/api/user/projects/${owner.project}/`, {
+      method: "PATCH",
+      session: owner.session,
+      json: { status: { is_active: true } },
+    });
+    expect(on.status).toBe(200);
+    expect((await server.request("/api/info/", { project: owner.project, token: owner.token })).status).toBe(200);
+  });
+});

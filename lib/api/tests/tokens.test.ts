@@ -1,0 +1,110 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { createToken, ownerWithProject } from "../../testing/fixtures";
+import { startTestServer, type TestServer } from "../../testing/test-server";
+
+let server: TestServer;
+let owner: Awaited<ReturnType<typeof ownerWithProject>>;
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = await ownerWithProject(server);
+});
+afterAll(() => server.close());
+
+const base = "/api/collections/_tokens/documents/";
+
+describe("tokens", () => {
+  it("returns the secret once and stores only its hash", async () => {
+    const created = await server.request(base, {
+      project: owner.project,
+      session: owner.session,
+      json: { _id: "reader", name: "Reader", permission: { allow: { read: ["posts"] } } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      _id: "reader",
+      name: "Reader",
+      is_active: true,
+      permission: { allow: { all: false, read: ["posts"], write: [], update: [], delete: [] } },
+      token: expect.any(String),
+    });
+    expect(created.body.token.length).toBeGreaterThanOrEqual(22);
+
+    const read = await server.request(`${base}reader/`, { project: owner.project, session: owner.session });
+    expect(read.body).not.toHaveProperty("token");
+    const list = await server.request(base, { project: owner.project, session: owner.session });
+    expect(JSON.stringify(list.body)).not.toContain(created.body.token);
+
+    const db = new pg.Client({ connectionString: inject("databaseUrl") });
+    await db.connect();
+    const { rows } = await db.query("SELECT secret_hash FROM tokens WHERE project_id = $1 AND id = 'reader'", [owner.project]);
+    await db.end();
+    expect(rows[0].secret_hash).not.toContain(created.body.token);
+    expect(rows[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it("normalises the legacy flat form and the create alias", async () => {
+    const created = await server.request(base, {
+      project: owner.project,
+      token: owner.token,
+      json: { name: "legacy", permission: { read: ["a"], create: ["b"], all: false } },
+    });
+    expect(created.status).toBe(201);
+    expect(created.body.permission).toEqual({ allow: { all: false, read: ["a"], write: ["b"], update: [], delete: [] } });
+  });
+
+  it("refuses malformed permissions with 422", async () => {
+    const response = await server.request(base, {
+      project: owner.project,
+      token: owner.token,
+      json: { name: "bad", permission: { allow: { read: "posts" } } },
+    });
+    expect(response.status).toBe(422);
+    expect(response.body.errors[0].property).toBe("permission");
+  });
+
+  it("a deactivated token gets 401, a deleted one too", async () => {
+    const created = await server.request(base, { project: owner.project, session: owner.session, json: { _id: "temp", permission: { allow: { all: true } } } });
+    const secret = created.body.token;
+    const off = await server.request(`${base}temp/`, { method: "PATCH", project: owner.project, session: owner.session, json: { is_active: false } });
+    expect(off.body.is_active).toBe(false);
+    expect((await server.request("/api/info/", { project: owner.project, token: secret })).status).toBe(401);
+    await server.request(`${base}temp/`, { method: "PATCH", project: owner.project, session: owner.session, json: { is_active: true } });
+    expect((await server.request("/api/info/", { project: owner.project, token: secret })).status).toBe(200);
+    expect((await server.request(`${base}temp/`, { method: "DELETE", project: owner.project, session: owner.session })).status).toBe(204);
+    expect((await server.request("/api/info/", { project: owner.project, token: secret })).status).toBe(401);
+    expect((await server.request(`${base}temp/`, { method: "DELETE", project: owner.project, session: owner.session })).status).toBe(404);
+  });
+
+  it("a token without `all` cannot manage tokens (403)", async () => {
+    const limited = await createToken(server, owner.session, owner.project, { allow: { read: ["posts"] } });
+    const list = await server.request(base, { project: owner.project, token: limited });
+    expect(list.status).toBe(403);
+    const create = await server.request(base, { project: owner.project, token: limited, json: { name: "escalate", permission: { allow: { all: true } } } });
+    expect(create.status).toBe(403);
+  });
+
+  it("a taken id is 409, an unknown id is 404", async () => {
+    await server.request(base, { project: owner.project, token: owner.token, json: { _id: "dup" } });
+    const again = await server.request(base, { project: owner.project, token: owner.token, json: { _id: "dup" } });
+    expect(again.status).toBe(409);
+    expect((await server.request(`${base}nope/`, { project: owner.project, token: owner.token })).status).toBe(404);
+  });
+
+  it("a token of project A gets nothing of project B", async () => {
+    const other = await ownerWithProject(server);
+    for (const [method, path] of [
+      ["GET", "/api/info/"],
+      ["GET", base],
+      ["POST", base],
+      ["GET", `${base}reader/`],
+      ["DELETE", `${base}reader/`],
+    ]) {
+      const response = await server.request(path, { method, project: other.project, token: owner.token, json: method === "POST" ? {} : undefined });
+      expect(response.status, `${method} ${path}`).toBe(401);
+    }
+    // A session of A's owner is known but not a member of B: 403.
+    expect((await server.request("/api/info/", { project: other.project, session: owner.session })).status).toBe(403);
+  });
+});

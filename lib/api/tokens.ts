@@ -1,0 +1,80 @@
+import type { Context } from "hono";
+import { can } from "../auth/can";
+import type { Action } from "../auth/principal";
+import { createToken, deleteToken, getToken, listTokens, updateToken } from "../auth/tokens";
+import { forbidden } from "../errors";
+import { withActions } from "../http/actions";
+import type { ApiEnv } from "../http/env";
+import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { readJsonObject } from "../http/json-body";
+import { listInMemory } from "../lists/list-in-memory";
+import { readListQuery } from "../lists/list-query";
+import { pageOf } from "../lists/page";
+import { projectFields } from "../lists/project-fields";
+
+/**
+ * Project tokens as the system collection `_tokens` (CONTRACT §9).
+ *   GET    /collections/_tokens/documents/                  list
+ *   POST   /collections/_tokens/documents/  X-Action: find  list with a body
+ *   POST   /collections/_tokens/documents/                  create (answer carries `token` once)
+ *   GET    /collections/_tokens/documents/:id/              read
+ *   POST   /collections/_tokens/documents/:id/              create with that id
+ *   PUT    /collections/_tokens/documents/:id/              save
+ *   PATCH  /collections/_tokens/documents/:id/              update
+ *   DELETE /collections/_tokens/documents/:id/              revoke
+ */
+const BASE = "/collections/_tokens/documents";
+
+export function bindTokensApi(app: ProjectRoutes): void {
+  app.get(BASE, (c) => list(c, {}));
+  app.post(
+    BASE,
+    withActions({ find: async (c) => list(c, await readJsonObject(c)) }, async (c) => {
+      allow(c, "write");
+      return c.json(await createToken(c.get("project")._id, await readJsonObject(c)), 201);
+    }),
+  );
+  app.get(`${BASE}/:id`, async (c) => {
+    allow(c, "read", pathParam(c, "id"));
+    const token = await getToken(c.get("project")._id, pathParam(c, "id"));
+    return c.json(projectFields(token, readListQuery(new URL(c.req.url).searchParams)));
+  });
+  app.post(`${BASE}/:id`, async (c) => {
+    allow(c, "write", pathParam(c, "id"));
+    return c.json(await createToken(c.get("project")._id, await readJsonObject(c), pathParam(c, "id")), 201);
+  });
+  app.put(`${BASE}/:id`, async (c) => {
+    const projectId = c.get("project")._id;
+    const id = pathParam(c, "id");
+    const body = await readJsonObject(c);
+    const exists = await getToken(projectId, id).then(() => true, () => false);
+    if (!exists) {
+      allow(c, "write", id);
+      return c.json(await createToken(projectId, body, id), 201);
+    }
+    allow(c, "update", id);
+    return c.json(await updateToken(projectId, id, body, "replace"));
+  });
+  app.patch(`${BASE}/:id`, async (c) => {
+    allow(c, "update", pathParam(c, "id"));
+    return c.json(await updateToken(c.get("project")._id, pathParam(c, "id"), await readJsonObject(c), "merge"));
+  });
+  app.delete(`${BASE}/:id`, async (c) => {
+    allow(c, "delete", pathParam(c, "id"));
+    await deleteToken(c.get("project")._id, pathParam(c, "id"));
+    return c.body(null, 204);
+  });
+}
+
+async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
+  allow(c, "read");
+  const query = readListQuery(new URL(c.req.url).searchParams, body);
+  const tokens = (await listTokens(c.get("project")._id)) as unknown as Record<string, unknown>[];
+  const { items, total } = listInMemory(tokens, query, ["_id", "name"]);
+  return c.json(pageOf(items, total, query, c.req.url));
+}
+
+function allow(c: Context<ApiEnv>, action: Action, documentId?: string): void {
+  if (!can(c.get("principal"), action, { collection: "_tokens", documentId, manage: true }))
+    throw forbidden("Not allowed to manage tokens");
+}

@@ -1,0 +1,99 @@
+import { conflict, notFound, validationError } from "../errors";
+import { prisma } from "../db/pool";
+import { normalizePermission } from "./permission";
+import type { Allow } from "./principal";
+import { generateId, hashSecret, randomSecret } from "./secrets";
+
+/** Project tokens, the system collection `_tokens` (CONTRACT §9). */
+export interface TokenView {
+  _id: string;
+  name: string;
+  is_active: boolean;
+  permission: { allow: Allow };
+}
+
+const TOKEN_ID = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+interface TokenRow {
+  id: string;
+  name: string;
+  isActive: boolean;
+  permission: unknown;
+}
+
+function tokenView(row: TokenRow): TokenView {
+  return { _id: row.id, name: row.name, is_active: row.isActive, permission: { allow: normalizePermission(row.permission) } };
+}
+
+export async function listTokens(projectId: string): Promise<TokenView[]> {
+  const rows = await prisma().token.findMany({ where: { projectId }, orderBy: { id: "asc" } });
+  return rows.map(tokenView);
+}
+
+export async function getToken(projectId: string, id: string): Promise<TokenView> {
+  const row = await prisma().token.findUnique({ where: { projectId_id: { projectId, id } } });
+  if (!row) throw notFound("Document not found.");
+  return tokenView(row);
+}
+
+/** Creates a token; the secret is in this answer only (`token`) and is stored as a hash. */
+export async function createToken(
+  projectId: string,
+  body: Record<string, unknown>,
+  id: string = typeof body._id === "string" ? body._id : generateId(),
+): Promise<TokenView & { token: string }> {
+  if (!TOKEN_ID.test(id)) throw invalid("_id", "must be 1-64 of A-Z a-z 0-9 _ . @ -");
+  const fields = parseTokenFields(body, { name: "", isActive: true, permission: normalizePermission(undefined) });
+  const secret = randomSecret(32);
+  const existing = await prisma().token.findUnique({ where: { projectId_id: { projectId, id } } });
+  if (existing) throw conflict("Document with this key already exists.");
+  const row = await prisma().token.create({
+    data: { projectId, id, name: fields.name, isActive: fields.isActive, permission: fields.permission as object, secretHash: hashSecret(secret) },
+  });
+  return { ...tokenView(row), token: secret };
+}
+
+/** PATCH (merge) or PUT (replace): the secret never changes; a new one means a new token. */
+export async function updateToken(
+  projectId: string,
+  id: string,
+  body: Record<string, unknown>,
+  mode: "merge" | "replace",
+): Promise<TokenView> {
+  const current = await getToken(projectId, id);
+  const base =
+    mode === "merge"
+      ? { name: current.name, isActive: current.is_active, permission: current.permission.allow }
+      : { name: "", isActive: true, permission: normalizePermission(undefined) };
+  const fields = parseTokenFields(body, base);
+  const row = await prisma().token.update({
+    where: { projectId_id: { projectId, id } },
+    data: { name: fields.name, isActive: fields.isActive, permission: fields.permission as object },
+  });
+  return tokenView(row);
+}
+
+export async function deleteToken(projectId: string, id: string): Promise<void> {
+  const { count } = await prisma().token.deleteMany({ where: { projectId, id } });
+  if (!count) throw notFound("Document not found.");
+}
+
+function parseTokenFields(body: Record<string, unknown>, base: { name: string; isActive: boolean; permission: Allow }) {
+  const out = { ...base };
+  for (const [key, value] of Object.entries(body)) {
+    if (key === "_id" || key === "token") continue;
+    if (key === "name") {
+      if (typeof value !== "string" || value.length > 200) throw invalid("name", "must be a string");
+      out.name = value;
+    } else if (key === "is_active") {
+      if (typeof value !== "boolean") throw invalid("is_active", "must be a boolean");
+      out.isActive = value;
+    } else if (key === "permission") out.permission = normalizePermission(value);
+    else throw invalid(key, "is not a token property");
+  }
+  return out;
+}
+
+function invalid(property: string, message: string) {
+  return validationError("Validation error", [{ property, message }]);
+}

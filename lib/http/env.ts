@@ -1,0 +1,15 @@
+import type { Credentials } from "../auth/authenticate";
+import type { Principal } from "../auth/principal";
+import type { ProjectView } from "../projects/project";
+
+/** What the pipeline learns about a request, shared by every route of the API app. */
+export interface ApiEnv {
+  Variables: {
+    /** The project named by the host or X-Project, before it is looked up. */
+    projectId: string | undefined;
+    credentials: Credentials;
+    /** Set by `requireProject` once the project and principal are known. */
+    project: ProjectView;
+    principal: Principal;
+  };
+}

@@ -1,0 +1,30 @@
+import type { Context } from "hono";
+import { AppError, fromDatabaseError } from "../errors";
+
+/** The single place where errors become the contract's `{ message, errors? }` bodies. */
+export function errorResponse(c: Context, error: unknown): Response {
+  const appError = error instanceof AppError ? error : fromDatabaseError(error);
+  if (appError) {
+    const body: Record<string, unknown> = { message: appError.message };
+    if (appError.errors) body.errors = appError.errors;
+    return c.json(body, appError.status as 400);
+  }
+  if (isClientAbort(error)) return c.json({ message: "Request aborted" }, 400);
+  console.error(`api: ${c.req.method} ${redactUrl(c.req.url)}:`, error);
+  return c.json({ message: "Internal error" }, 500);
+}
+
+export function pageNotFound(c: Context): Response {
+  return c.json({ message: "Page not found" }, 404);
+}
+
+function isClientAbort(error: unknown): boolean {
+  const name = (error as { name?: string } | null)?.name;
+  const code = (error as { code?: string } | null)?.code;
+  return name === "AbortError" || code === "ECONNRESET" || code === "ERR_STREAM_PREMATURE_CLOSE";
+}
+
+/** Secrets in URLs (`?token=`) never reach the log. */
+export function redactUrl(url: string): string {
+  return url.replace(/([?&]token=)[^&]*/gi, "$1[redacted]");
+}

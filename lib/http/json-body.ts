@@ -1,0 +1,59 @@
+import type { Context } from "hono";
+import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
+
+/** JSON bodies are small documents, not files: anything bigger is refused before it is parsed. */
+export const JSON_BODY_LIMIT = Number(process.env.ARCA_JSON_BODY_LIMIT || 16 * 1024 * 1024);
+
+/**
+ * Reads a JSON request body within the size limit and unwraps the legacy `{ "payload": ... }`
+ * envelope. An empty body reads as `{}` so verbs like `X-Action: logout` need none.
+ */
+export async function readJsonBody(c: Context): Promise<unknown> {
+  const type = c.req.header("content-type") ?? "";
+  const length = Number(c.req.header("content-length") ?? "0");
+  if (length > JSON_BODY_LIMIT) throw payloadTooLarge("Request body is too large");
+  const text = await readLimitedText(c.req.raw, JSON_BODY_LIMIT);
+  if (text.trim() === "") return {};
+  if (type && !/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type))
+    throw unsupportedMediaType("Request body must be JSON or multipart/form-data");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw badRequest("Malformed JSON in request body");
+  }
+  return unwrapPayload(value);
+}
+
+export function unwrapPayload(value: unknown): unknown {
+  if (value && typeof value === "object" && !Array.isArray(value)) {
+    const keys = Object.keys(value);
+    if (keys.length === 1 && keys[0] === "payload") return (value as { payload: unknown }).payload;
+  }
+  return value;
+}
+
+/** Reads a JSON object body; anything else (an array, a number) is a 400. */
+export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
+  const value = await readJsonBody(c);
+  if (!value || typeof value !== "object" || Array.isArray(value)) throw badRequest("Request body must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+async function readLimitedText(request: Request, limit: number): Promise<string> {
+  if (!request.body) return "";
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      throw payloadTooLarge("Request body is too large");
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}

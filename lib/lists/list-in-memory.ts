@@ -1,0 +1,63 @@
+import { badRequest } from "../errors";
+import { matchFilter } from "../query/match-filter";
+import { parseFilter } from "../query/parse-filter";
+import { projectDocument } from "./project-document";
+import type { ListQuery, SortKey } from "./list-query";
+
+/**
+ * Lists a small set of records held in memory (a user's projects, a project's tokens, members):
+ * the same filter language and answer as documents, evaluated by the in-memory matcher.
+ * `textFields` are searched by `text` (every word must occur, case-insensitively).
+ */
+export function listInMemory<T extends Record<string, unknown>>(
+  records: T[],
+  query: ListQuery,
+  textFields?: string[],
+): { items: Record<string, unknown>[]; total: number } {
+  let selected = records;
+  if (query.filter) {
+    const filter = parseFilter(query.filter);
+    selected = selected.filter((record) => matchFilter(filter, record));
+  }
+  if (query.text) {
+    if (!textFields) throw badRequest("Collection has no text index");
+    const words = query.text.toLowerCase().split(/\s+/);
+    selected = selected.filter((record) => {
+      const haystack = textFields.map((f) => String(record[f] ?? "")).join(" ").toLowerCase();
+      return words.every((w) => haystack.includes(w));
+    });
+  }
+  const sorted = [...selected].sort((a, b) => compareRecords(a, b, query.sort));
+  const start = (query.page - 1) * query.perPage;
+  const items = sorted
+    .slice(start, start + query.perPage)
+    .map((record) => projectDocument(record, { fields: query.fields, fields_exclude: query.fieldsExclude }));
+  return { items, total: selected.length };
+}
+
+function compareRecords(a: Record<string, unknown>, b: Record<string, unknown>, keys: SortKey[]): number {
+  for (const key of keys) {
+    const left = valueAt(a, key.path);
+    const right = valueAt(b, key.path);
+    const order = compareValues(left, right);
+    if (order !== 0) return key.descending ? -order : order;
+  }
+  return 0;
+}
+
+function valueAt(record: unknown, path: string[]): unknown {
+  let value = record;
+  for (const segment of path) value = value && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  return value;
+}
+
+// Missing and null first, then numbers, strings, booleans, like jsonb ordering for the simple types.
+function compareValues(a: unknown, b: unknown): number {
+  const rank = (v: unknown) => (v === undefined || v === null ? 0 : typeof v === "string" ? 1 : typeof v === "number" ? 2 : typeof v === "boolean" ? 3 : 4);
+  const ra = rank(a);
+  const rb = rank(b);
+  if (ra !== rb) return ra - rb;
+  if (ra === 1) return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+  if (ra === 2 || ra === 3) return Number(a) - Number(b);
+  return 0;
+}

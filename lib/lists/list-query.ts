@@ -1,0 +1,78 @@
+import { badRequest } from "../errors";
+
+/** A list request (CONTRACT §3): paging, sort, projection, filter and text, from URL and body. */
+export interface ListQuery {
+  page: number;
+  perPage: number;
+  sort: SortKey[];
+  fields: string[] | undefined;
+  fieldsExclude: string[] | undefined;
+  /** The raw filter object, parsed by lib/query where the list is evaluated. */
+  filter: Record<string, unknown> | undefined;
+  text: string | undefined;
+}
+
+export interface SortKey {
+  path: string[];
+  descending: boolean;
+}
+
+export const DEFAULT_PER_PAGE = 100;
+export const MAX_PER_PAGE = 1000;
+
+/**
+ * `params` are the URL's query parameters; `body` the JSON body of `X-Action: find` (its
+ * `filter` and `text` win over the URL's).
+ */
+export function readListQuery(params: URLSearchParams, body: Record<string, unknown> = {}): ListQuery {
+  const page = positiveInt(params.get("page"), 1, "page");
+  const perPage = positiveInt(params.get("per_page"), DEFAULT_PER_PAGE, "per_page");
+  if (perPage > MAX_PER_PAGE) throw badRequest(`per_page must be at most ${MAX_PER_PAGE}`);
+  let filter: unknown = body.filter;
+  if (filter === undefined && params.get("filter")) {
+    try {
+      filter = JSON.parse(params.get("filter")!);
+    } catch {
+      throw badRequest("Malformed JSON in filter");
+    }
+  }
+  if (filter !== undefined && filter !== null && (typeof filter !== "object" || Array.isArray(filter)))
+    throw badRequest("filter must be a JSON object");
+  const text = typeof body.text === "string" ? body.text : (params.get("text") ?? undefined);
+  return {
+    page,
+    perPage,
+    sort: parseSort(params.get("sort") ?? (typeof body.sort === "string" ? body.sort : "")),
+    fields: listParam(params.get("fields") ?? (typeof body.fields === "string" ? body.fields : null)),
+    fieldsExclude: listParam(params.get("fields_exclude") ?? (typeof body.fields_exclude === "string" ? body.fields_exclude : null)),
+    filter: (filter ?? undefined) as Record<string, unknown> | undefined,
+    text: text?.trim() ? text.trim() : undefined,
+  };
+}
+
+/** `sort=_id,-name,a.b`; `_id` ends every sort so pages are stable. */
+export function parseSort(text: string): SortKey[] {
+  const keys: SortKey[] = [];
+  for (const part of text.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const descending = part.startsWith("-");
+    const name = descending || part.startsWith("+") ? part.slice(1) : part;
+    const path = name.split(".");
+    if (!name || path.some((segment) => segment === "")) throw badRequest(`Malformed sort key: ${part}`);
+    keys.push({ path, descending });
+  }
+  if (!keys.some((k) => k.path.length === 1 && k.path[0] === "_id")) keys.push({ path: ["_id"], descending: false });
+  return keys;
+}
+
+function listParam(value: string | null): string[] | undefined {
+  if (value === null) return undefined;
+  const list = value.split(",").map((v) => v.trim()).filter(Boolean);
+  return list.length ? list : undefined;
+}
+
+function positiveInt(value: string | null, fallback: number, name: string): number {
+  if (value === null || value === "") return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 1) throw badRequest(`${name} must be a positive whole number`);
+  return n;
+}

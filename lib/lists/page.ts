@@ -1,0 +1,35 @@
+import type { ListQuery } from "./list-query";
+
+/** The list answer of every collection (CONTRACT §3), with absolute page links. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  pages: number;
+  per_page: number;
+  links: { first: string; last: string; next: string; prev: string };
+}
+
+export function pageOf<T>(items: T[], total: number, query: ListQuery, requestUrl: string): Page<T> {
+  const pages = Math.max(1, Math.ceil(total / query.perPage));
+  const link = (page: number) => {
+    const url = new URL(requestUrl);
+    url.searchParams.delete("token");
+    url.searchParams.set("page", String(page));
+    url.searchParams.set("per_page", String(query.perPage));
+    return url.toString();
+  };
+  return {
+    items,
+    total,
+    page: query.page,
+    pages,
+    per_page: query.perPage,
+    links: {
+      first: link(1),
+      last: link(pages),
+      next: query.page < pages ? link(query.page + 1) : "",
+      prev: query.page > 1 ? link(Math.min(query.page - 1, pages)) : "",
+    },
+  };
+}

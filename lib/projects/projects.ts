@@ -1,0 +1,109 @@
+import { conflict, forbidden, notFound, validationError } from "../errors";
+import { prisma } from "../db/pool";
+import { query, transaction } from "../db/query";
+import { sql } from "../db/sql";
+import type { PublicUser } from "../auth/users";
+import {
+  MAX_PROJECTS_PER_OWNER,
+  PROJECT_ID,
+  defaultSettings,
+  parseProjectInput,
+  projectView,
+  type ProjectSettings,
+  type ProjectView,
+} from "./project";
+
+/** Projects seen from an account on the bare host (CONTRACT §2). */
+export interface ProjectAccess {
+  project: ProjectView;
+  role: "owner" | "admin" | "member";
+}
+
+export async function listUserProjects(userId: string): Promise<ProjectView[]> {
+  const rows = await prisma().$queryRaw<Array<{ id: string }>>`
+    SELECT project_id AS id FROM members WHERE user_id = ${userId} AND is_active ORDER BY project_id`;
+  const projects = await prisma().project.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { id: "asc" } });
+  return projects.map(projectView);
+}
+
+export async function getUserProject(userId: string, projectId: string): Promise<ProjectAccess> {
+  const member = await prisma().member.findFirst({ where: { projectId, userId, isActive: true } });
+  const project = member && (await prisma().project.findUnique({ where: { id: projectId } }));
+  if (!member || !project) throw notFound("Project not found.");
+  return { project: projectView(project), role: member.role as ProjectAccess["role"] };
+}
+
+export async function createProject(user: PublicUser, projectId: string, body: Record<string, unknown>): Promise<ProjectView> {
+  if (!PROJECT_ID.test(projectId))
+    throw validationError("Validation error", [
+      { property: "_id", message: "must match ^[a-z][a-z0-9-]{1,62}$ (lowercase letters, digits, dashes)" },
+    ]);
+  const input = parseProjectInput(body, { name: projectId, settings: { ...defaultSettings }, isActive: true });
+  return transaction(async (client) => {
+    // Serialises concurrent creates by one owner so the limit of 5 cannot be raced past.
+    await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`projects:${user._id}`]);
+    const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM projects WHERE owner_id = $1", [user._id]);
+    if (rows[0].n >= MAX_PROJECTS_PER_OWNER)
+      throw validationError(`A user can own at most ${MAX_PROJECTS_PER_OWNER} projects.`);
+    const inserted = await client.query(
+      `INSERT INTO projects (id, name, owner_id, settings, is_active) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (id) DO NOTHING RETURNING id`,
+      [projectId, input.name, user._id, JSON.stringify(input.settings), input.isActive],
+    );
+    if (!inserted.rowCount) throw conflict("Project already exists.");
+    await client.query(
+      `INSERT INTO members (project_id, email, user_id, role, is_active, date_joined) VALUES ($1, $2, $3, 'owner', true, now())`,
+      [projectId, user.email, user._id],
+    );
+    return projectView({ id: projectId, name: input.name, ownerId: user._id, settings: input.settings, isActive: input.isActive, filesSize: 0, dataSize: 0 });
+  });
+}
+
+/** PUT: creates when missing (201), replaces name and settings when present (200). */
+export async function saveProject(
+  user: PublicUser,
+  projectId: string,
+  body: Record<string, unknown>,
+): Promise<{ project: ProjectView; created: boolean }> {
+  const exists = await prisma().project.findUnique({ where: { id: projectId } });
+  if (!exists) return { project: await createProject(user, projectId, body), created: true };
+  const access = await getUserProject(user._id, projectId);
+  requireManager(access);
+  const input = parseProjectInput(body, { name: projectId, settings: { ...defaultSettings }, isActive: true });
+  return { project: await writeProject(projectId, input), created: false };
+}
+
+export async function patchProject(user: PublicUser, projectId: string, body: Record<string, unknown>): Promise<ProjectView> {
+  const access = await getUserProject(user._id, projectId);
+  requireManager(access);
+  const { project } = access;
+  const input = parseProjectInput(body, { name: project.name, settings: project.settings, isActive: project.status.is_active });
+  return writeProject(projectId, input);
+}
+
+async function writeProject(
+  projectId: string,
+  input: { name: string; settings: ProjectSettings; isActive: boolean },
+): Promise<ProjectView> {
+  const row = await prisma().project.update({
+    where: { id: projectId },
+    data: { name: input.name, settings: input.settings as object, isActive: input.isActive },
+  });
+  return projectView(row);
+}
+
+/** Owner only. Documents, files and members go with it; bytes are queued for deletion. */
+export async function deleteProject(user: PublicUser, projectId: string): Promise<void> {
+  const access = await getUserProject(user._id, projectId);
+  if (access.role !== "owner") throw forbidden("Only the owner can delete a project.");
+  await transaction(async (client) => {
+    await query(sql`INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM files WHERE project_id = ${projectId}`, client);
+    await query(sql`DELETE FROM document_events WHERE project_id = ${projectId}`, client);
+    await query(sql`DELETE FROM documents WHERE project_id = ${projectId}`, client);
+    await query(sql`DELETE FROM projects WHERE id = ${projectId}`, client);
+  });
+}
+
+function requireManager(access: ProjectAccess): void {
+  if (access.role === "member") throw forbidden("Only the owner or an admin can change a project.");
+}
