@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { AppError } from "@/lib/errors";
+import { applyUpdate } from "./apply-update";
+
+const base = { _id: "d1", n: 5, s: "text", tags: ["a", "b"], o: { p: 1 }, list: [1, 2, 3, 2] };
+
+describe("applyUpdate", () => {
+  it.each([
+    [{ $set: { "o.q": 2, s: "new" } }, { o: { p: 1, q: 2 }, s: "new" }],
+    [{ $unset: { s: "", "o.p": "" } }, { s: undefined, o: {} }],
+    [{ $inc: { n: 2, fresh: 1 } }, { n: 7, fresh: 1 }],
+    [{ $mul: { n: 3 } }, { n: 15 }],
+    [{ $min: { n: 2 } }, { n: 2 }],
+    [{ $min: { n: 9 } }, { n: 5 }],
+    [{ $max: { n: 9 } }, { n: 9 }],
+    [{ $push: { tags: "c" } }, { tags: ["a", "b", "c"] }],
+    [{ $push: { tags: { $each: ["c", "d"] } } }, { tags: ["a", "b", "c", "d"] }],
+    [{ $addToSet: { tags: "a" } }, { tags: ["a", "b"] }],
+    [{ $addToSet: { tags: { $each: ["a", "z"] } } }, { tags: ["a", "b", "z"] }],
+    [{ $pull: { list: 2 } }, { list: [1, 3] }],
+    [{ $pull: { list: { $gt: 1 } } }, { list: [1] }],
+    [{ $rename: { o: "renamed" } }, { o: undefined, renamed: { p: 1 } }],
+  ])("%j", (operation, changes) => {
+    const result = applyUpdate(structuredClone(base), operation);
+    const expected: Record<string, unknown> = { ...structuredClone(base), ...changes };
+    for (const key of Object.keys(expected)) if (expected[key] === undefined) delete expected[key];
+    expect(result).toEqual(expected);
+  });
+
+  it("does not touch its input", () => {
+    const input = structuredClone(base);
+    applyUpdate(input, { $set: { n: 1 }, $push: { tags: "x" } });
+    expect(input).toEqual(base);
+  });
+
+  it.each([
+    [{ $foo: { a: 1 } }, "Unknown operator: $foo"],
+    [{ a: 1 }, "Unknown operator: a"],
+    [[], "Update operation must be an object of update operators"],
+    [{}, "Update operation must be an object of update operators"],
+    [{ $set: 1 }, "$set needs an object of fields"],
+    [{ $inc: { n: "1" } }, "$inc needs numbers"],
+    [{ $inc: { s: 1 } }, "Cannot apply $inc to a non-numeric value at s"],
+    [{ $set: { _id: "other" } }, "Cannot change _id"],
+    [{ $unset: { _id: "" } }, "Cannot change _id"],
+    [{ $rename: { _id: "x" } }, "Cannot change _id"],
+    [{ $rename: { n: "_id" } }, "Cannot change _id"],
+    [{ $set: { "a..b": 1 } }, 'Invalid field path: "a..b"'],
+  ])("refuses %j", (operation, message) => {
+    let caught: unknown;
+    try {
+      applyUpdate(structuredClone(base), operation);
+    } catch (e) {
+      caught = e;
+    }
+    expect(caught).toBeInstanceOf(AppError);
+    expect((caught as AppError).status).toBe(400);
+    expect((caught as AppError).message).toBe(message);
+  });
+
+  it("allows setting _id to its own value", () => {
+    expect(applyUpdate(structuredClone(base), { $set: { _id: "d1", n: 0 } }).n).toBe(0);
+  });
+});

@@ -1,0 +1,68 @@
+import { update } from "mingo/updater";
+import { badRequest } from "@/lib/errors";
+import { deepEqual, isPlainObject } from "./json-values";
+import type { Json } from "./types";
+
+const operators = new Set(["$set", "$unset", "$inc", "$mul", "$min", "$max", "$push", "$pull", "$addToSet", "$rename"]);
+
+type Doc = { [key: string]: Json };
+
+/**
+ * Applies MongoDB update operators to a copy of `doc`. mingo does the work; this guards the
+ * edges it is lenient about (unknown shapes, arithmetic on non-numbers, `_id`) with 400s.
+ */
+export function applyUpdate(doc: Doc, operation: unknown): Doc {
+  if (!isPlainObject(operation) || Object.keys(operation).length === 0) {
+    throw badRequest("Update operation must be an object of update operators");
+  }
+  const modifier: Record<string, Record<string, Json>> = {};
+  for (const [operator, fields] of Object.entries(operation)) {
+    if (!operators.has(operator)) throw badRequest(`Unknown operator: ${operator}`);
+    if (!isPlainObject(fields)) throw badRequest(`${operator} needs an object of fields`);
+    modifier[operator] = {};
+    for (const [path, value] of Object.entries(fields)) {
+      checkPath(path);
+      const touchesId = [path, operator === "$rename" ? value : ""].some((p) => p === "_id" || String(p).startsWith("_id."));
+      if (touchesId) {
+        // Clients often send the whole document back through $set: its own _id is a no-op.
+        if (operator === "$set" && path === "_id" && deepEqual(value, doc._id ?? null)) continue;
+        throw badRequest("Cannot change _id");
+      }
+      modifier[operator][path] = value;
+      if (operator === "$inc" || operator === "$mul") {
+        if (typeof value !== "number" || !Number.isFinite(value)) throw badRequest(`${operator} needs numbers`);
+        const current = valueAt(doc, path);
+        if (current !== undefined && typeof current !== "number") {
+          throw badRequest(`Cannot apply ${operator} to a non-numeric value at ${path}`);
+        }
+      }
+      if (operator === "$rename") {
+        if (typeof value !== "string") throw badRequest("$rename needs the new name as a string");
+        checkPath(value);
+      }
+    }
+  }
+  const next = structuredClone(doc);
+  try {
+    update(next, modifier as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
+  } catch (error) {
+    throw badRequest(`Invalid update: ${(error as Error).message}`);
+  }
+  return next;
+}
+
+function checkPath(path: string): void {
+  if (path === "" || path.split(".").some((segment) => segment === "" || segment.startsWith("$"))) {
+    throw badRequest(`Invalid field path: ${JSON.stringify(path)}`);
+  }
+}
+
+function valueAt(doc: Json, path: string): Json | undefined {
+  let current: Json | undefined = doc;
+  for (const segment of path.split(".")) {
+    if (isPlainObject(current)) current = Object.hasOwn(current, segment) ? current[segment] : undefined;
+    else if (Array.isArray(current) && /^\d+$/.test(segment)) current = current[Number(segment)];
+    else return undefined;
+  }
+  return current;
+}

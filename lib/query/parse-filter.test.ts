@@ -1,0 +1,90 @@
+import { describe, expect, it } from "vitest";
+import { AppError } from "@/lib/errors";
+import { parseFilter, parseFilterParam } from "./parse-filter";
+
+function error(run: () => unknown): AppError {
+  try {
+    run();
+  } catch (e) {
+    if (e instanceof AppError) return e;
+    throw e;
+  }
+  throw new Error("expected a bad request");
+}
+
+describe("parseFilter", () => {
+  it.each([
+    [{ a: { $foo: 1 } }, "Unknown operator: $foo"],
+    [{ $where: "1" }, "Unknown operator: $where"],
+    [{ a: { $not: { $bar: 1 } } }, "Unknown operator: $bar"],
+    [{ a: { $in: 1 } }, "$in needs an array"],
+    [{ a: { $nin: "x" } }, "$nin needs an array"],
+    [{ a: { $all: {} } }, "$all needs an array"],
+    [{ a: { $size: -1 } }, "$size needs a non-negative integer"],
+    [{ a: { $size: 1.5 } }, "$size needs a non-negative integer"],
+    [{ a: { $size: "2" } }, "$size needs a non-negative integer"],
+    [{ a: { $exists: "yes" } }, "$exists needs true or false"],
+    [{ a: { $regex: 5 } }, "$regex needs a string"],
+    [{ a: { $regex: "(" } }, 'Invalid $regex "(": missing )'],
+    [{ a: { $regex: "a)" } }, 'Invalid $regex "a)": unbalanced )'],
+    [{ a: { $regex: "*a" } }, 'Invalid $regex "*a": nothing to repeat before *'],
+    [{ a: { $regex: "[b-a]" } }, 'Invalid $regex "[b-a]": range out of order in character class'],
+    [{ a: { $regex: "(a)\\1" } }, 'Invalid $regex "(a)\\\\1": unsupported escape \\1'],
+    [{ a: { $regex: "(?=a)" } }, 'Invalid $regex "(?=a)": only (?:...) groups are supported'],
+    [{ a: { $regex: "\\bx" } }, 'Invalid $regex "\\\\bx": word boundaries (\\b) are not supported'],
+    [{ a: { $regex: "a{1,500}" } }, 'Invalid $regex "a{1,500}": repeat count above 100'],
+    [{ a: { $regex: "a", $options: "g" } }, "Unsupported $options flag: g"],
+    [{ a: { $options: "i" } }, "$options needs $regex"],
+    [{ $and: [] }, "$and needs a non-empty array"],
+    [{ $or: {} }, "$or needs a non-empty array"],
+    [{ $nor: [1] }, "$nor needs an array of filter objects"],
+    [{ a: { $gt: [1] } }, "$gt needs a number, string, boolean or null"],
+    [{ a: { $elemMatch: 1 } }, "$elemMatch needs an object"],
+    [{ a: { $not: 1 } }, "$not needs an operator document"],
+    [{ a: { $gt: 1, b: 2 } }, "Cannot mix operators and fields in one condition: $gt, b"],
+    [{ "a..b": 1 }, 'Invalid field path: "a..b"'],
+    [{ a: "nul\u0000" }, "Filter strings must be valid Unicode without NUL"],
+    [[1], "Filter must be an object"],
+  ])("refuses %j", (input, message) => {
+    const e = error(() => parseFilter(input));
+    expect(e.status).toBe(400);
+    expect(e.message).toBe(message);
+  });
+
+  it("reads a bare value as $eq and splits dotted paths", () => {
+    expect(parseFilter({ "a.b": 1 })).toEqual({ kind: "field", path: ["a", "b"], ops: [{ op: "eq", value: 1 }] });
+    expect(parseFilter({ a: { b: 1 } })).toEqual({ kind: "field", path: ["a"], ops: [{ op: "eq", value: { b: 1 } }] });
+  });
+
+  it("combines several fields with and, and an empty filter matches all", () => {
+    expect(parseFilter({})).toEqual({ kind: "and", children: [] });
+    expect(parseFilter(null)).toEqual({ kind: "and", children: [] });
+    const node = parseFilter({ a: 1, $or: [{ b: 2 }, { c: { $exists: false } }] });
+    expect(node.kind).toBe("and");
+  });
+
+  it("tells an operator $elemMatch from a query $elemMatch", () => {
+    expect(parseFilter({ a: { $elemMatch: { $gt: 1 } } })).toMatchObject({ ops: [{ op: "elemMatchOps" }] });
+    expect(parseFilter({ a: { $elemMatch: { b: 1 } } })).toMatchObject({ ops: [{ op: "elemMatch" }] });
+    expect(parseFilter({ a: { $elemMatch: { $or: [{ b: 1 }] } } })).toMatchObject({ ops: [{ op: "elemMatch" }] });
+  });
+
+  it("pairs $regex with $options", () => {
+    const node = parseFilter({ a: { $regex: "^ab", $options: "i" } });
+    expect(node).toMatchObject({ ops: [{ op: "regex", regex: { source: "^ab", ignoreCase: true } }] });
+  });
+});
+
+describe("parseFilterParam", () => {
+  it("parses JSON text and treats empty as no filter", () => {
+    expect(parseFilterParam('{"a":1}')).toMatchObject({ kind: "field", path: ["a"] });
+    expect(parseFilterParam("")).toEqual({ kind: "and", children: [] });
+    expect(parseFilterParam(undefined)).toEqual({ kind: "and", children: [] });
+  });
+
+  it("answers 400 to malformed JSON", () => {
+    const e = error(() => parseFilterParam("{a:1"));
+    expect(e.status).toBe(400);
+    expect(e.message).toBe("Malformed filter: not valid JSON");
+  });
+});
