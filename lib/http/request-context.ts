@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { authenticateProjectRequest, type Credentials } from "../auth/authenticate";
 import { sessionIdFromCookies } from "../auth/dashboard-session";
 import { config } from "../config";
-import { notFound } from "../errors";
+import { forbidden, notFound } from "../errors";
 import type { ApiEnv } from "./env";
 
 /**
@@ -51,5 +51,20 @@ async function readCredentials(c: Context): Promise<Credentials> {
   const queryToken = c.req.query("token");
   if (queryToken) return { kind: "token", secret: queryToken };
   const sessionId = await sessionIdFromCookies(c.req.header("cookie"));
-  return sessionId ? { kind: "session", sessionId } : undefined;
+  if (!sessionId) return undefined;
+  // Cookies ride along on requests other sites make; a write may use them only from our origin.
+  if (!SAFE_METHODS.has(c.req.method) && !isSameOrigin(c)) throw forbidden("Cross-origin request refused");
+  return { kind: "session", sessionId };
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+function isSameOrigin(c: Context): boolean {
+  const origin = c.req.header("origin");
+  if (!origin) return c.req.header("sec-fetch-site") !== "cross-site";
+  try {
+    return new URL(origin).host === c.req.header("host");
+  } catch {
+    return false;
+  }
 }

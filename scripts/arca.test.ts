@@ -1,0 +1,55 @@
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { inject } from "vitest";
+import { uniqueEmail, uniqueProjectId } from "../lib/testing/fixtures";
+import { startTestServer, type TestServer } from "../lib/testing/test-server";
+import { parseArgs } from "./arca";
+
+const run = promisify(execFile);
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+function arca(...args: string[]) {
+  return run("npx", ["tsx", "scripts/arca.ts", ...args], {
+    env: { ...process.env, DATABASE_URL: inject("databaseUrl") },
+  });
+}
+
+describe("operator CLI", () => {
+  it("creates a confirmed user, a project and a token whose secret works", async () => {
+    const email = uniqueEmail("cli");
+    const project = uniqueProjectId("cli");
+    await arca("user", "create", email, "--password", "cli-password-1");
+    await arca("project", "create", project, "--owner", email, "--name", "From CLI");
+    const { stdout } = await arca("token", "create", project, "--name", "ci", "--permission", '{"allow":{"read":["posts"]}}');
+    const secret = stdout.trim().split("\n").at(-1)!;
+    expect(secret).toMatch(/^[A-Za-z0-9_-]{32,}$/);
+
+    const info = await server.request("/api/info/", { project, token: secret });
+    expect(info.status).toBe(200);
+    expect(info.body.name).toBe("From CLI");
+    const login = await server.request("/api/user/", { action: "login", json: { email, password: "cli-password-1" } });
+    expect(login.status).toBe(200);
+  }, 60_000);
+
+  it("fails with a clear message and exit code 1", async () => {
+    const failure = await arca("project", "create", uniqueProjectId(), "--owner", uniqueEmail()).catch((e) => e);
+    expect(failure.code).toBe(1);
+    expect(failure.stderr).toContain("No confirmed user");
+    const usage = await arca("fly").catch((e) => e);
+    expect(usage.code).toBe(1);
+    expect(usage.stderr).toContain("usage:");
+  }, 60_000);
+
+  it("parses flags", () => {
+    expect(parseArgs(["token", "create", "p", "--name", "n", "--permission={}"])).toEqual({
+      words: ["token", "create", "p"],
+      flags: { name: "n", permission: "{}" },
+    });
+    expect(() => parseArgs(["user", "create", "e", "--password"])).toThrow(/needs a value/);
+  });
+});
