@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { raw, sql } from "@/lib/db/sql";
 import { compileFilter, indexDefinitions, pathExpression, valuesExpression } from "./compile-filter";
 import { matchFilter } from "./match-filter";
@@ -8,8 +8,9 @@ import { parseFilter } from "./parse-filter";
 import { quoteLiteral, textArrayLiteral } from "./sql-literal";
 import type { Json } from "./types";
 
-// The shared harness always sets this; without it the test must fail, not skip.
-const url = process.env.ARCA_TEST_DATABASE_URL;
+// The shared harness provides its database (ARCA_TEST_DATABASE_URL's server, or an embedded
+// one); without any, the tests must fail, not skip.
+const url = inject("databaseUrl") || process.env.ARCA_TEST_DATABASE_URL;
 let client: pg.Client;
 
 // Thrown inside each test, so a missing database fails them instead of skipping them.
