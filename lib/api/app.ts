@@ -4,6 +4,9 @@ import { errorResponse, pageNotFound } from "../http/errors";
 import { projectRoutes } from "../http/project-routes";
 import { readRequestContext } from "../http/request-context";
 import { bindInfoApi } from "./info";
+import { bindInvitationsApi } from "./invitations";
+import { bindMembersApi } from "./members";
+import { bindNotificationsApi } from "./notifications";
 import { bindProjectsApi } from "./projects";
 import { bindTokensApi } from "./tokens";
 import { bindUserApi } from "./user";
@@ -22,9 +25,12 @@ export function createApiApp(): Hono<ApiEnv> {
   // Account routes live on the bare host; everything else belongs to a project.
   bindUserApi(app);
   bindProjectsApi(app);
+  bindInvitationsApi(app);
   const project = projectRoutes(app);
   bindInfoApi(project);
   bindTokensApi(project);
+  bindMembersApi(project);
+  bindNotificationsApi(project);
   return app;
 }
 

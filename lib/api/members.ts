@@ -1,0 +1,89 @@
+import type { Context } from "hono";
+import { can } from "../auth/can";
+import { normalizeEmail } from "../auth/email";
+import type { Action } from "../auth/principal";
+import { forbidden } from "../errors";
+import { withActions } from "../http/actions";
+import type { ApiEnv } from "../http/env";
+import { readJsonObject } from "../http/json-body";
+import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { listInMemory } from "../lists/list-in-memory";
+import { readListQuery } from "../lists/list-query";
+import { pageOf } from "../lists/page";
+import { projectFields } from "../lists/project-fields";
+import { getMember, inviteMember, listMembers, memberExists, removeMember, updateMember } from "../members/members";
+
+/**
+ * The project's members as the system collection `_users` (CONTRACT §10, docs/members.md).
+ *   GET    /collections/_users/documents/                  list
+ *   POST   /collections/_users/documents/  X-Action: find  list with a body
+ *   POST   /collections/_users/documents/                  invite `{ _id: <email>, role? }`
+ *   GET    /collections/_users/documents/:email/           read
+ *   POST   /collections/_users/documents/:email/           invite that address
+ *   PUT    /collections/_users/documents/:email/           invite (201) or save role, is_active (200)
+ *   PATCH  /collections/_users/documents/:email/           change role, is_active
+ *   DELETE /collections/_users/documents/:email/           remove (access ends at once)
+ */
+const BASE = "/collections/_users/documents";
+
+export function bindMembersApi(app: ProjectRoutes): void {
+  app.get(BASE, (c) => list(c, {}));
+  app.post(
+    BASE,
+    withActions({ find: async (c) => list(c, await readJsonObject(c)) }, async (c) => {
+      allow(c, "write");
+      return invite(c, await readJsonObject(c));
+    }),
+  );
+  app.get(`${BASE}/:id`, async (c) => {
+    allow(c, "read", pathParam(c, "id"));
+    const member = await getMember(c.get("project")._id, pathParam(c, "id"));
+    return c.json(projectFields(member, readListQuery(new URL(c.req.url).searchParams)));
+  });
+  app.post(`${BASE}/:id`, async (c) => {
+    allow(c, "write", pathParam(c, "id"));
+    return invite(c, await readJsonObject(c), pathParam(c, "id"));
+  });
+  app.put(`${BASE}/:id`, async (c) => {
+    const id = pathParam(c, "id");
+    const body = await readJsonObject(c);
+    if (!(await memberExists(c.get("project")._id, id))) {
+      allow(c, "write", id);
+      return invite(c, body, id);
+    }
+    allow(c, "update", id);
+    return c.json(await updateMember(c.get("project")._id, id, body, "replace"));
+  });
+  app.patch(`${BASE}/:id`, async (c) => {
+    allow(c, "update", pathParam(c, "id"));
+    return c.json(await updateMember(c.get("project")._id, pathParam(c, "id"), await readJsonObject(c), "merge"));
+  });
+  app.delete(`${BASE}/:id`, async (c) => {
+    const id = pathParam(c, "id");
+    const principal = c.get("principal");
+    // Anyone may leave a project; removing someone else is administration.
+    const leaving = principal.kind === "user" && principal.email === normalizeEmail(id);
+    if (!leaving) allow(c, "delete", id);
+    await removeMember(c.get("project")._id, id, principal);
+    return c.body(null, 204);
+  });
+}
+
+async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
+  allow(c, "read");
+  const query = readListQuery(new URL(c.req.url).searchParams, body);
+  const members = (await listMembers(c.get("project")._id)) as unknown as Record<string, unknown>[];
+  const { items, total } = listInMemory(members, query, ["_id"]);
+  return c.json(pageOf(items, total, query, c.req.url));
+}
+
+async function invite(c: Context<ApiEnv>, body: Record<string, unknown>, email?: string) {
+  const project = c.get("project");
+  const { member, created } = await inviteMember(project, c.get("principal"), body, email ?? body._id ?? body.email);
+  return c.json(member, created ? 201 : 200);
+}
+
+function allow(c: Context<ApiEnv>, action: Action, documentId?: string): void {
+  if (!can(c.get("principal"), action, { collection: "_users", documentId, manage: true }))
+    throw forbidden("Not allowed to manage members");
+}
