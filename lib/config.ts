@@ -19,7 +19,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: intFrom(env.PORT, 3000),
     baseDomain: (env.ARCA_BASE_DOMAIN || "localhost").toLowerCase(),
-    dataDir: path.resolve(env.ARCA_DATA_DIR || "./data"),
+    dataDir: path.resolve(/*turbopackIgnore: true*/ env.ARCA_DATA_DIR || "./data"),
     databaseUrl: env.DATABASE_URL || undefined,
     pgPort: intFrom(env.ARCA_PG_PORT, 54329),
     maxFileSize: intFrom(env.ARCA_MAX_FILE_SIZE, 5 * GiB),

@@ -1,6 +1,8 @@
 import { badRequest } from "../errors";
 import { matchFilter } from "../query/match-filter";
 import { parseFilter } from "../query/parse-filter";
+import type { Json } from "../query/types";
+type Doc = { [key: string]: Json };
 import { projectDocument } from "./project-document";
 import type { ListQuery, SortKey } from "./list-query";
 
@@ -17,7 +19,7 @@ export function listInMemory<T extends Record<string, unknown>>(
   let selected = records;
   if (query.filter) {
     const filter = parseFilter(query.filter);
-    selected = selected.filter((record) => matchFilter(filter, record));
+    selected = selected.filter((record) => matchFilter(filter, record as Json));
   }
   if (query.text) {
     if (!textFields) throw badRequest("Collection has no text index");
@@ -31,7 +33,7 @@ export function listInMemory<T extends Record<string, unknown>>(
   const start = (query.page - 1) * query.perPage;
   const items = sorted
     .slice(start, start + query.perPage)
-    .map((record) => projectDocument(record, { fields: query.fields, fields_exclude: query.fieldsExclude }));
+    .map((record) => projectDocument(record as Doc, { fields: query.fields, fields_exclude: query.fieldsExclude }));
   return { items, total: selected.length };
 }
 
