@@ -1,8 +1,9 @@
-export default function Home() {
-  return (
-    <main className="mx-auto max-w-2xl p-8">
-      <h1 className="text-2xl font-semibold">Arca</h1>
-      <p className="mt-2 text-slate-600">Self-hosted document and file storage. The dashboard is being built.</p>
-    </main>
-  );
+import { redirect } from "next/navigation";
+import { currentUser } from "@/lib/auth/current-user";
+
+export const dynamic = "force-dynamic";
+
+// The dashboard's front door: projects when signed in, else the sign-in page.
+export default async function Home() {
+  redirect((await currentUser()) ? "/projects" : "/signin");
 }

@@ -1,0 +1,13 @@
+import { ProjectSettingsView } from "@/components/projects/project-settings";
+import { requireUser } from "@/lib/auth/current-user";
+import { getUserProject } from "@/lib/projects/projects";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Project settings" };
+
+export default async function ProjectSettingsPage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requireUser();
+  const { id } = await params;
+  const { role } = await getUserProject(user._id, id);
+  return <ProjectSettingsView projectId={id} canEdit={role !== "member"} />;
+}

@@ -1,0 +1,14 @@
+import { ProjectsView } from "@/components/projects/projects-view";
+import { requireUser } from "@/lib/auth/current-user";
+import { prisma } from "@/lib/db/pool";
+import { MAX_PROJECTS_PER_OWNER } from "@/lib/projects/project";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Projects" };
+
+export default async function ProjectsPage() {
+  const user = await requireUser();
+  // The limit counts owned projects only; the list also shows projects the user is a member of.
+  const owned = await prisma().project.count({ where: { ownerId: user._id } });
+  return <ProjectsView ownedCount={owned} limit={MAX_PROJECTS_PER_OWNER} />;
+}

@@ -1,0 +1,278 @@
+"use client";
+
+import { useId, useState } from "react";
+import { ApiError, describeError } from "@/lib/client/api";
+import { formatBytes, joinLimit, SIZE_UNITS, splitLimit, type SizeUnit } from "@/lib/client/format";
+import { useProject, useUpdateProject } from "@/lib/client/hooks";
+import type { Project } from "@/lib/client/types";
+import { Alert, Button, Card, ConfirmDialog, inputClass, TextField } from "@/components/ui";
+
+const DURATION = /^(?:0?|\d+(?:ms|s|m|h|d))$/;
+
+/** Name and settings of a project, and its active switch (behind a confirmation). */
+export function ProjectSettingsView({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
+  const { data: project, error, isPending } = useProject(projectId);
+  if (isPending) return <p className="text-sm text-slate-500">Loading...</p>;
+  if (error || !project) return <Alert>{describeError(error)}</Alert>;
+  return (
+    <div className="space-y-6">
+      {!canEdit && <Alert tone="info">Only the project&apos;s owner or an admin can change its settings.</Alert>}
+      <SettingsForm key={project._id} project={project} canEdit={canEdit} />
+      <StatusCard project={project} canEdit={canEdit} />
+    </div>
+  );
+}
+
+function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean }) {
+  const update = useUpdateProject(project._id);
+  const [name, setName] = useState(project.name);
+  const [debug, setDebug] = useState(project.settings.debug);
+  const [deleteFiles, setDeleteFiles] = useState(project.settings.delete_files);
+  const [filesLimit, setFilesLimit] = useState(splitLimit(project.settings.files_size_limit));
+  const [dataLimit, setDataLimit] = useState(splitLimit(project.settings.data_size_limit));
+  const [ttl, setTtl] = useState(project.settings.orphan_files_ttl);
+  const [saved, setSaved] = useState(false);
+  const apiError = update.error instanceof ApiError ? update.error : undefined;
+
+  const filesBytes = joinLimit(filesLimit.amount, filesLimit.unit);
+  const dataBytes = joinLimit(dataLimit.amount, dataLimit.unit);
+  const ttlValid = DURATION.test(ttl.trim());
+  const valid = name.trim() !== "" && filesBytes !== undefined && dataBytes !== undefined && ttlValid;
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    if (!valid) return;
+    setSaved(false);
+    try {
+      await update.mutateAsync({
+        name: name.trim(),
+        settings: {
+          debug,
+          delete_files: deleteFiles,
+          files_size_limit: filesBytes,
+          data_size_limit: dataBytes,
+          orphan_files_ttl: ttl.trim() === "0" ? "" : ttl.trim(),
+        },
+      });
+      setSaved(true);
+    } catch {
+      // Shown from update.error.
+    }
+  }
+
+  return (
+    <Card title="Settings">
+      <form onSubmit={submit} className="space-y-5" noValidate>
+        <fieldset disabled={!canEdit} className="space-y-5">
+          {update.error && <Alert>{describeError(update.error)}</Alert>}
+          {saved && !update.isPending && <Alert tone="success">Settings saved.</Alert>}
+          <TextField
+            label="Name"
+            name="name"
+            value={name}
+            maxLength={200}
+            onChange={(e) => setName(e.target.value)}
+            error={name.trim() === "" ? "A project needs a name." : apiError?.errorFor("name")}
+          />
+          <div className="grid gap-5 sm:grid-cols-2">
+            <LimitField
+              label="Files size limit"
+              value={filesLimit}
+              onChange={setFilesLimit}
+              invalid={filesBytes === undefined}
+              error={apiError?.errorFor("settings.files_size_limit")}
+            />
+            <LimitField
+              label="Data size limit"
+              value={dataLimit}
+              onChange={setDataLimit}
+              invalid={dataBytes === undefined}
+              error={apiError?.errorFor("settings.data_size_limit")}
+            />
+          </div>
+          <TextField
+            label="Orphan files TTL"
+            name="orphan_files_ttl"
+            value={ttl}
+            placeholder="168h"
+            onChange={(e) => setTtl(e.target.value)}
+            hint='Files whose document is gone are removed after this long: a number with ms, s, m, h or d ("168h" is a week). Empty: never.'
+            error={!ttlValid ? 'Use a duration like "168h", "30m" or "7d", or leave it empty.' : apiError?.errorFor("settings.orphan_files_ttl")}
+          />
+          <Checkbox
+            label="Debug log"
+            description="Record every API call (request and response, secrets redacted) in the _debug collection."
+            checked={debug}
+            onChange={setDebug}
+          />
+          <Checkbox
+            label="Delete files with their documents"
+            description="When a document is deleted, its files go too."
+            checked={deleteFiles}
+            onChange={setDeleteFiles}
+          />
+        </fieldset>
+        {canEdit && (
+          <div className="flex justify-end">
+            <Button type="submit" disabled={!valid || update.isPending}>
+              {update.isPending ? "Saving..." : "Save settings"}
+            </Button>
+          </div>
+        )}
+      </form>
+    </Card>
+  );
+}
+
+function LimitField({
+  label,
+  value,
+  onChange,
+  invalid,
+  error,
+}: {
+  label: string;
+  value: { amount: string; unit: SizeUnit };
+  onChange: (value: { amount: string; unit: SizeUnit }) => void;
+  invalid: boolean;
+  error?: string;
+}) {
+  const id = useId();
+  const message = invalid ? "Enter a number, 0 for no limit." : error;
+  return (
+    <div>
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      <div className="mt-1 flex gap-2">
+        <input
+          id={id}
+          inputMode="decimal"
+          value={value.amount}
+          onChange={(e) => onChange({ ...value, amount: e.target.value })}
+          aria-invalid={message ? true : undefined}
+          aria-describedby={`${id}-hint`}
+          className={inputClass}
+        />
+        <select
+          aria-label={`${label} unit`}
+          value={value.unit}
+          onChange={(e) => onChange({ ...value, unit: e.target.value as SizeUnit })}
+          className="rounded-md border border-slate-300 bg-white px-2 text-sm shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500/30"
+        >
+          {SIZE_UNITS.map((unit) => (
+            <option key={unit.label}>{unit.label}</option>
+          ))}
+        </select>
+      </div>
+      <p id={`${id}-hint`} className={`mt-1 text-xs ${message ? "text-red-600" : "text-slate-500"}`}>
+        {message ?? "0 means no limit. Writes past a limit are refused (402)."}
+      </p>
+    </div>
+  );
+}
+
+function Checkbox({ label, description, checked, onChange }: { label: string; description: string; checked: boolean; onChange: (value: boolean) => void }) {
+  const id = useId();
+  return (
+    <div className="flex items-start gap-3">
+      <input
+        id={id}
+        type="checkbox"
+        checked={checked}
+        onChange={(e) => onChange(e.target.checked)}
+        aria-describedby={`${id}-description`}
+        className="mt-0.5 h-4 w-4 rounded border-slate-300 accent-indigo-600"
+      />
+      <div>
+        <label htmlFor={id} className="text-sm font-medium text-slate-700">
+          {label}
+        </label>
+        <p id={`${id}-description`} className="text-xs text-slate-500">
+          {description}
+        </p>
+      </div>
+    </div>
+  );
+}
+
+function StatusCard({ project, canEdit }: { project: Project; canEdit: boolean }) {
+  const update = useUpdateProject(project._id);
+  const [confirming, setConfirming] = useState(false);
+  const active = project.status.is_active;
+
+  async function toggle() {
+    try {
+      await update.mutateAsync({ status: { is_active: !active } });
+      setConfirming(false);
+    } catch {
+      // Shown below; the dialog stays open so the user sees what happened.
+    }
+  }
+
+  return (
+    <Card title="Status">
+      <dl className="grid gap-4 text-sm sm:grid-cols-3">
+        <div>
+          <dt className="text-slate-500">Data size</dt>
+          <dd className="mt-0.5 text-lg font-semibold text-slate-900" data-testid="settings-data-size">
+            {formatBytes(project.status.data_size)}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">Files size</dt>
+          <dd className="mt-0.5 text-lg font-semibold text-slate-900" data-testid="settings-files-size">
+            {formatBytes(project.status.files_size)}
+          </dd>
+        </div>
+        <div>
+          <dt className="text-slate-500">API access</dt>
+          <dd className="mt-1 flex items-center gap-3">
+            <button
+              type="button"
+              role="switch"
+              aria-checked={active}
+              aria-label="Project active"
+              disabled={!canEdit}
+              onClick={() => setConfirming(true)}
+              className={`relative inline-flex h-6 w-11 shrink-0 items-center rounded-full transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:opacity-50 ${
+                active ? "bg-emerald-500" : "bg-slate-300"
+              }`}
+            >
+              <span className={`inline-block h-5 w-5 rounded-full bg-white shadow transition ${active ? "translate-x-5" : "translate-x-0.5"}`} />
+            </button>
+            <span className="text-slate-700">{active ? "Active" : "Inactive"}</span>
+          </dd>
+        </div>
+      </dl>
+      <ConfirmDialog
+        open={confirming}
+        title={active ? "Deactivate this project?" : "Activate this project?"}
+        confirmLabel={active ? "Deactivate" : "Activate"}
+        tone={active ? "danger" : "primary"}
+        busy={update.isPending}
+        onConfirm={() => void toggle()}
+        onCancel={() => {
+          update.reset();
+          setConfirming(false);
+        }}
+      >
+        {active ? (
+          <p>
+            Every API call to <span className="font-mono">{project._id}</span> will be refused (403), for tokens and members alike,
+            until you activate it again. Nothing is deleted.
+          </p>
+        ) : (
+          <p>
+            The API of <span className="font-mono">{project._id}</span> will answer again.
+          </p>
+        )}
+        {update.error && (
+          <div className="mt-3">
+            <Alert>{describeError(update.error)}</Alert>
+          </div>
+        )}
+      </ConfirmDialog>
+    </Card>
+  );
+}

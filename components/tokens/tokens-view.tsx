@@ -1,0 +1,160 @@
+"use client";
+
+import { useState } from "react";
+import { ApiError, describeError } from "@/lib/client/api";
+import { useCollectionNames, useCreateToken, useDeleteToken, useTokens, useUpdateToken } from "@/lib/client/hooks";
+import { TOKEN_ACTIONS, type CreatedToken, type PermissionEntry, type Token, type TokenAllow } from "@/lib/client/types";
+import { Alert, Badge, Button, Card, ConfirmDialog, TextField } from "@/components/ui";
+import { PermissionMatrix, type Matrix } from "./permission-matrix";
+import { TokenSecret } from "./token-secret";
+
+/** A project's API tokens: the list with deactivate/delete, and the create form. */
+export function TokensView({ projectId }: { projectId: string }) {
+  const [created, setCreated] = useState<CreatedToken | undefined>();
+  return (
+    <div className="grid gap-6 lg:grid-cols-[1fr_26rem]">
+      <TokenList projectId={projectId} />
+      <div>
+        {created ? (
+          <TokenSecret name={created.name || created._id} secret={created.token} onDone={() => setCreated(undefined)} />
+        ) : (
+          <CreateToken projectId={projectId} onCreated={setCreated} />
+        )}
+      </div>
+    </div>
+  );
+}
+
+function TokenList({ projectId }: { projectId: string }) {
+  const tokens = useTokens(projectId);
+  const update = useUpdateToken(projectId);
+  const remove = useDeleteToken(projectId);
+  const [deleting, setDeleting] = useState<Token | undefined>();
+
+  return (
+    <Card title="Tokens" description="Tokens let programs use this project's API with the permissions you give them.">
+      {tokens.isPending && <p className="text-sm text-slate-500">Loading tokens...</p>}
+      {tokens.isError && <Alert>{describeError(tokens.error)}</Alert>}
+      {update.isError && <Alert>{describeError(update.error)}</Alert>}
+      {tokens.data && tokens.data.items.length === 0 && <p className="text-sm text-slate-500">No tokens yet.</p>}
+      {tokens.data && tokens.data.items.length > 0 && (
+        <ul className="divide-y divide-slate-100" aria-label="Tokens">
+          {tokens.data.items.map((token) => (
+            <li key={token._id} className="flex flex-wrap items-start justify-between gap-3 py-3" data-testid={`token-${token._id}`}>
+              <div className="min-w-0 flex-1">
+                <div className="flex flex-wrap items-center gap-2">
+                  <span className="font-medium text-slate-900">{token.name || "Unnamed token"}</span>
+                  {token.is_active ? <Badge tone="success">Active</Badge> : <Badge>Inactive</Badge>}
+                </div>
+                <p className="truncate font-mono text-xs text-slate-500">{token._id}</p>
+                <p className="mt-1 text-xs text-slate-600">{describePermission(token.permission.allow)}</p>
+              </div>
+              <div className="flex gap-2">
+                <Button
+                  variant="secondary"
+                  className="px-2.5 py-1.5 text-xs"
+                  disabled={update.isPending}
+                  onClick={() => update.mutate({ id: token._id, patch: { is_active: !token.is_active } })}
+                  aria-label={`${token.is_active ? "Deactivate" : "Activate"} token ${token.name || token._id}`}
+                >
+                  {token.is_active ? "Deactivate" : "Activate"}
+                </Button>
+                <Button
+                  variant="ghost"
+                  className="px-2.5 py-1.5 text-xs text-red-700 hover:bg-red-50"
+                  onClick={() => setDeleting(token)}
+                  aria-label={`Delete token ${token.name || token._id}`}
+                >
+                  Delete
+                </Button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+      <ConfirmDialog
+        open={!!deleting}
+        title="Delete this token?"
+        confirmLabel="Delete token"
+        busy={remove.isPending}
+        onCancel={() => {
+          remove.reset();
+          setDeleting(undefined);
+        }}
+        onConfirm={() =>
+          deleting &&
+          remove.mutate(deleting._id, {
+            onSuccess: () => setDeleting(undefined),
+          })
+        }
+      >
+        <p>
+          Programs using <span className="font-medium">{deleting?.name || deleting?._id}</span> lose access at once. This cannot be undone;
+          deactivate it instead to keep it for later.
+        </p>
+        {remove.error && (
+          <div className="mt-3">
+            <Alert>{describeError(remove.error)}</Alert>
+          </div>
+        )}
+      </ConfirmDialog>
+    </Card>
+  );
+}
+
+function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (token: CreatedToken) => void }) {
+  const collections = useCollectionNames(projectId);
+  const create = useCreateToken(projectId);
+  const [name, setName] = useState("");
+  const [all, setAll] = useState(false);
+  const [matrix, setMatrix] = useState<Matrix>({});
+  const allow = toAllow(all, matrix);
+  const empty = !all && TOKEN_ACTIONS.every((action) => allow[action].length === 0);
+  const apiError = create.error instanceof ApiError ? create.error : undefined;
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    try {
+      const token = await create.mutateAsync({ name: name.trim(), permission: { allow } });
+      onCreated(token);
+    } catch {
+      // Shown from create.error.
+    }
+  }
+
+  return (
+    <Card title="New token">
+      <form onSubmit={submit} className="space-y-4">
+        {create.error && <Alert>{describeError(create.error)}</Alert>}
+        <TextField label="Name" name="token-name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} error={apiError?.errorFor("name")} hint="What uses it, e.g. “website” or “import job”." />
+        {collections.data && !collections.data.available && (
+          <Alert tone="info">The collection list is not available: type the collection names this token may use.</Alert>
+        )}
+        <PermissionMatrix collections={collections.data?.names ?? []} all={all} onAllChange={setAll} matrix={matrix} onMatrixChange={setMatrix} />
+        {empty && <p className="text-xs text-slate-500">Without any permission the token can only read the project&apos;s info.</p>}
+        <Button type="submit" className="w-full" disabled={create.isPending || !name.trim()}>
+          {create.isPending ? "Creating..." : "Create token"}
+        </Button>
+      </form>
+    </Card>
+  );
+}
+
+function toAllow(all: boolean, matrix: Matrix): TokenAllow {
+  const allow: TokenAllow = { all, read: [], write: [], update: [], delete: [] };
+  if (all) return allow;
+  for (const [collection, actions] of Object.entries(matrix))
+    for (const action of TOKEN_ACTIONS) if (actions[action]) allow[action].push(collection);
+  return allow;
+}
+
+function describePermission(allow: TokenAllow): string {
+  if (allow.all) return "Full access";
+  const parts = TOKEN_ACTIONS.filter((action) => allow[action].length).map((action) => `${action}: ${allow[action].map(entryLabel).join(", ")}`);
+  return parts.length ? parts.join(" · ") : "No permissions";
+}
+
+function entryLabel(entry: PermissionEntry): string {
+  if (typeof entry === "string") return entry;
+  return entry.what === "document" ? `${entry.where}/${entry.what_id}` : entry.where;
+}

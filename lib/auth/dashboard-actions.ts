@@ -1,0 +1,34 @@
+"use server";
+
+import { AuthError } from "next-auth";
+import { signIn, signOut } from "./next-auth";
+
+/** Server actions of the dashboard's sign-in forms (next-auth sets the cookie on the response). */
+export interface SignInState {
+  error?: string;
+}
+
+export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
+  const email = String(form.get("email") ?? "");
+  const password = String(form.get("password") ?? "");
+  if (!email || !password) return { error: "Enter your e-mail and password." };
+  try {
+    await signIn("credentials", { email, password, redirectTo: safeRedirect(form.get("callbackUrl")) });
+    return {};
+  } catch (error) {
+    // A successful sign-in "throws" Next's redirect; only next-auth's own errors are failures.
+    if (error instanceof AuthError)
+      return { error: error.type === "CredentialsSignin" ? "Wrong credentials provided." : "Sign-in failed. Try again." };
+    throw error;
+  }
+}
+
+export async function signOutAction(): Promise<void> {
+  await signOut({ redirectTo: "/signin" });
+}
+
+/** Only same-site paths: `/projects/x`, never `//evil.example` or an absolute URL. */
+function safeRedirect(value: FormDataEntryValue | null): string {
+  const path = typeof value === "string" ? value : "";
+  return path.startsWith("/") && !path.startsWith("//") && !path.startsWith("/\\") ? path : "/projects";
+}

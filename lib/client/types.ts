@@ -1,0 +1,67 @@
+/** The API's shapes as the dashboard reads them (CONTRACT §2, §3, §4, §9). */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  pages: number;
+  per_page: number;
+}
+
+export interface User {
+  _id: string;
+  email: string;
+  name: string;
+}
+
+export interface ProjectSettings {
+  debug: boolean;
+  files_size_limit: number;
+  data_size_limit: number;
+  delete_files: boolean;
+  orphan_files_ttl: string;
+}
+
+export interface Project {
+  _id: string;
+  name: string;
+  settings: ProjectSettings;
+  status: { files_size: number; data_size: number; is_active: boolean };
+}
+
+export interface ProjectPatch {
+  name?: string;
+  settings?: Partial<ProjectSettings>;
+  status?: { is_active: boolean };
+}
+
+export type TokenAction = "read" | "write" | "update" | "delete";
+export const TOKEN_ACTIONS: readonly TokenAction[] = ["read", "write", "update", "delete"];
+
+export type PermissionEntry = string | { what: "collection" | "document"; where: string; what_id?: string };
+
+export interface TokenAllow {
+  all: boolean;
+  read: PermissionEntry[];
+  write: PermissionEntry[];
+  update: PermissionEntry[];
+  delete: PermissionEntry[];
+}
+
+export interface Token {
+  _id: string;
+  name: string;
+  is_active: boolean;
+  permission: { allow: TokenAllow };
+}
+
+export interface CreatedToken extends Token {
+  /** The secret: in the creation answer only. */
+  token: string;
+}
+
+export interface Collection {
+  _id: string;
+  name?: string;
+  documents_count?: number;
+  is_system?: boolean;
+}
