@@ -3,6 +3,8 @@ import type { ApiEnv } from "../http/env";
 import { errorResponse, pageNotFound } from "../http/errors";
 import { projectRoutes } from "../http/project-routes";
 import { readRequestContext } from "../http/request-context";
+import { bindCollectionsApi } from "./collections";
+import { bindDocumentsApi } from "./documents";
 import { bindInfoApi } from "./info";
 import { bindInvitationsApi } from "./invitations";
 import { bindMembersApi } from "./members";
@@ -29,6 +31,10 @@ export function createApiApp(): Hono<ApiEnv> {
   const project = projectRoutes(app);
   bindInfoApi(project);
   bindTokensApi(project);
+  // Generic collection and document routes: they step aside (next()) for system collections
+  // with their own routes, wherever those are bound. Documents before collections.
+  bindDocumentsApi(project);
+  bindCollectionsApi(project);
   bindMembersApi(project);
   bindNotificationsApi(project);
   return app;

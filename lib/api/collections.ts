@@ -1,0 +1,91 @@
+import type { Context } from "hono";
+import { can } from "../auth/can";
+import type { Action } from "../auth/principal";
+import { deleteCollection } from "../collections/delete-collection";
+import { getCollection } from "../collections/get-collection";
+import { listCollections } from "../collections/list-collections";
+import { saveCollection, type SaveMode } from "../collections/save-collection";
+import { badRequest, forbidden, notFound } from "../errors";
+import { withActions } from "../http/actions";
+import type { ApiEnv } from "../http/env";
+import { readJsonObject } from "../http/json-body";
+import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { readProperty } from "../documents/document-property";
+import { listInMemory } from "../lists/list-in-memory";
+import { readListQuery } from "../lists/list-query";
+import { pageOf } from "../lists/page";
+import { projectFields } from "../lists/project-fields";
+
+/**
+ * Collection definitions (CONTRACT §4).
+ *   GET    /collections/                     list (only collections the principal can read)
+ *   POST   /collections/   X-Action: find    list with a body
+ *   POST   /collections/                     create (`_id` in the body), 201
+ *   GET    /collections/:id/                 read (fields, fields_exclude)
+ *   GET    /collections/:id/<property path>/ read one property of the definition
+ *   POST   /collections/:id/                 create with that id, 201
+ *   PUT    /collections/:id/                 save: 201 created / 200 replaced
+ *   PATCH  /collections/:id/                 JSON merge patch
+ *   DELETE /collections/:id/                 delete with documents, files and indexes, 204
+ * `/collections/:id/documents/...` is never answered here (passed on to the documents routes).
+ */
+export function bindCollectionsApi(app: ProjectRoutes): void {
+  app.get("/collections", (c) => list(c, {}));
+  app.post(
+    "/collections",
+    withActions({ find: async (c) => list(c, await readJsonObject(c)) }, async (c) => {
+      const body = await readJsonObject(c);
+      if (typeof body._id !== "string") throw badRequest("Collection _id required");
+      return save(c, body._id, body, "create");
+    }),
+  );
+  app.get("/collections/:id", async (c) => {
+    const id = pathParam(c, "id");
+    allow(c, "read", id);
+    const collection = await getCollection(c.get("project")._id, id);
+    return c.json(projectFields(collection, readListQuery(new URL(c.req.url).searchParams)));
+  });
+  app.get("/collections/:id/:path{.+}", async (c, next) => {
+    // `/collections/<id>/documents/...` belongs to the documents routes (system ones included).
+    if (pathParam(c, "path").split("/")[0] === "documents") return next();
+    const id = pathParam(c, "id");
+    allow(c, "read", id);
+    const collection = await getCollection(c.get("project")._id, id);
+    const path = pathParam(c, "path").split("/").filter(Boolean);
+    try {
+      return c.json(readProperty(collection as unknown as Record<string, unknown>, path) as object);
+    } catch {
+      throw notFound("Collection property not found.");
+    }
+  });
+  app.post("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "create"));
+  app.put("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "replace"));
+  app.patch("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "merge"));
+  app.delete("/collections/:id", async (c) => {
+    const id = pathParam(c, "id");
+    allow(c, "delete", id);
+    await deleteCollection(c.get("project")._id, id);
+    return c.body(null, 204);
+  });
+}
+
+async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
+  const query = readListQuery(new URL(c.req.url).searchParams, body);
+  const principal = c.get("principal");
+  const readable = (await listCollections(c.get("project")._id)).filter((col) => can(principal, "read", { collection: col._id }));
+  const { items, total } = listInMemory(readable as unknown as Record<string, unknown>[], query, ["_id", "name", "description"]);
+  return c.json(pageOf(items, total, query, c.req.url));
+}
+
+async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown>, mode: SaveMode) {
+  // PUT is a create or a replace: it needs both rights unless the definition's existence is known.
+  allow(c, mode === "create" ? "write" : "update", id);
+  if (mode === "replace") allow(c, "write", id);
+  const { collection, created } = await saveCollection(c.get("project")._id, { id, body, mode });
+  return c.json(collection, created ? 201 : 200);
+}
+
+function allow(c: Context<ApiEnv>, action: Action, collection: string): void {
+  const manage = action !== "read";
+  if (!can(c.get("principal"), action, { collection, manage })) throw forbidden(`Not allowed to ${action} collection ${collection}`);
+}

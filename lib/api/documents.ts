@@ -1,0 +1,202 @@
+import type { Context, Handler } from "hono";
+import { can } from "../auth/can";
+import type { Action } from "../auth/principal";
+import type { ProjectScope } from "../collections/collection";
+import { READ_ONLY_EMPTY, SYSTEM_ALIASES } from "../collections/system-collections";
+import { createDocument } from "../documents/create-document";
+import { deleteDocument } from "../documents/delete-document";
+import { deleteDocuments } from "../documents/delete-documents";
+import { readProperty, setDocumentProperty, unsetDocumentProperty } from "../documents/document-property";
+import { getDocument } from "../documents/get-document";
+import { listDocuments } from "../documents/list-documents";
+import { patchDocument } from "../documents/patch-document";
+import { resolveEmbeds } from "../documents/resolve-embeds";
+import { saveDocument } from "../documents/save-document";
+import { updateDocuments } from "../documents/update-documents";
+import { badRequest, forbidden, notFound } from "../errors";
+import { withActions } from "../http/actions";
+import type { ApiEnv } from "../http/env";
+import { readJsonBody, readJsonObject } from "../http/json-body";
+import { isMultipart, readMultipart } from "../http/multipart-body";
+import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { readListQuery, type ListQuery } from "../lists/list-query";
+import { pageOf } from "../lists/page";
+import { projectFields } from "../lists/project-fields";
+
+/**
+ * Documents of user collections (CONTRACT §3, §5). System collections with their own routes
+ * (`_tokens`, `_users`, `_notification`, `_files`) are passed on (`next()`) to them, wherever
+ * they are bound; of the others,
+ * `_usage`, `_debug`, `_hooks`, `_hooks_history` read as empty lists here (writes 403) and any
+ * other `_` name is 404 "Collection not found.".
+ *   GET    /collections/:c/documents/                     list (filter, text, sort, page, fields)
+ *   POST   /collections/:c/documents/  X-Action: find     list with {filter, text}
+ *   POST   /collections/:c/documents/  X-Action: update   {filter, operation} -> {updated}
+ *   POST   /collections/:c/documents/  X-Action: upsert   {filter, operation} -> {updated, created}
+ *   POST   /collections/:c/documents/  X-Action: delete   {filter} -> {deleted} (no filter: all)
+ *   POST   /collections/:c/documents/                     create (JSON or multipart), 201
+ *   GET    /collections/:c/documents/:id/                 read (embeds resolved)
+ *   POST   /collections/:c/documents/:id/                 create with that id, 201
+ *   PUT    /collections/:c/documents/:id/                 save: 201 created / 200 replaced
+ *   PATCH  /collections/:c/documents/:id/                 JSON merge patch
+ *   DELETE /collections/:c/documents/:id/                 delete, 204
+ *   GET    /collections/:c/documents/:id/<a>/<b>/         read a property
+ *   PUT    /collections/:c/documents/:id/<a>/<b>/         set a property (body: its JSON value)
+ *   DELETE /collections/:c/documents/:id/<a>/<b>/         unset a property, 204
+ */
+const BASE = "/collections/:collection/documents";
+
+/** System collections served by their own routes: these handlers step aside for them. */
+const DELEGATED = new Set(["_tokens", "_users", "_notification", "_notifications", "_files"]);
+
+export function bindDocumentsApi(routes: ProjectRoutes): void {
+  const step = (handler: Handler<ApiEnv>): Handler<ApiEnv> => (c, next) =>
+    DELEGATED.has(pathParam(c, "collection")) ? next() : handler(c, next);
+  const app = {
+    get: (path: string, handler: Handler<ApiEnv>) => routes.get(path, step(handler)),
+    post: (path: string, handler: Handler<ApiEnv>) => routes.post(path, step(handler)),
+    put: (path: string, handler: Handler<ApiEnv>) => routes.put(path, step(handler)),
+    patch: (path: string, handler: Handler<ApiEnv>) => routes.patch(path, step(handler)),
+    delete: (path: string, handler: Handler<ApiEnv>) => routes.delete(path, step(handler)),
+  };
+  app.get(BASE, (c) => list(c, {}));
+  app.post(
+    BASE,
+    withActions(
+      {
+        find: async (c) => list(c, await readJsonObject(c)),
+        update: (c) => update(c, false),
+        upsert: (c) => update(c, true),
+        delete: async (c) => {
+          const collectionId = collection(c, "delete");
+          const body = await readJsonObject(c);
+          const deleted = await deleteDocuments(scope(c), { collectionId, filter: filterOf(body) });
+          return c.json({ deleted });
+        },
+      },
+      async (c) => {
+        const collectionId = collection(c, "write");
+        const doc = await createDocument(scope(c), { collectionId, body: await readDocumentBody(c) });
+        return c.json(doc, 201);
+      },
+    ),
+  );
+  app.get(`${BASE}/:id`, async (c) => {
+    const collectionId = collection(c, "read", pathParam(c, "id"));
+    const { doc, schema } = await getDocument(scope(c), { collectionId, id: pathParam(c, "id") });
+    const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, [doc], readable(c));
+    return c.json(projectFields(resolved, listQuery(c)));
+  });
+  app.post(`${BASE}/:id`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "write", id);
+    return c.json(await createDocument(scope(c), { collectionId, id, body: await readDocumentBody(c) }), 201);
+  });
+  app.put(`${BASE}/:id`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "write", id, false);
+    const body = await readDocumentBody(c);
+    const { doc, created } = await saveDocument(scope(c), { collectionId, id, body, authorize: (action) => allow(c, action, collectionId, id) });
+    return c.json(doc, created ? 201 : 200);
+  });
+  app.patch(`${BASE}/:id`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "update", id);
+    return c.json(await patchDocument(scope(c), { collectionId, id, patch: await readDocumentBody(c) }));
+  });
+  app.delete(`${BASE}/:id`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "delete", id);
+    await deleteDocument(scope(c), { collectionId, id });
+    return c.body(null, 204);
+  });
+  app.get(`${BASE}/:id/:path{.+}`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "read", id);
+    const { doc, schema } = await getDocument(scope(c), { collectionId, id });
+    const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, [doc], readable(c));
+    return c.json(readProperty(resolved, propertyPath(c)) as object);
+  });
+  app.put(`${BASE}/:id/:path{.+}`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "update", id);
+    const value = isMultipart(c.req.raw) ? await readMultipart(c.req.raw) : await readJsonBody(c);
+    return c.json(await setDocumentProperty(scope(c), { collectionId, id, path: propertyPath(c), value }));
+  });
+  app.delete(`${BASE}/:id/:path{.+}`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "update", id);
+    await unsetDocumentProperty(scope(c), { collectionId, id, path: propertyPath(c) });
+    return c.body(null, 204);
+  });
+}
+
+async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
+  const query = readListQuery(new URL(c.req.url).searchParams, body);
+  const collectionId = collection(c, "read");
+  if (collectionId === undefined) return c.json(pageOf([], 0, query, c.req.url));
+  const { items, total, schema } = await listDocuments(scope(c), { collectionId, query });
+  const resolved = await resolveEmbeds(c.get("project")._id, collectionId, schema, items, readable(c));
+  return c.json(pageOf(resolved, total, query, c.req.url));
+}
+
+async function update(c: Context<ApiEnv>, upsert: boolean) {
+  const collectionId = collection(c, "update");
+  if (upsert) allow(c, "write", collectionId);
+  const body = await readJsonObject(c);
+  if (body.operation === undefined) throw badRequest("operation required");
+  const result = await updateDocuments(scope(c), { collectionId, filter: filterOf(body), operation: body.operation, upsert });
+  return c.json(upsert ? result : { updated: result.updated });
+}
+
+/**
+ * The collection of the request after the permission check. For the read-only system
+ * collections served here, a list answers `undefined` (an empty page), anything else 403/404.
+ */
+function collection(c: Context<ApiEnv>, action: Action, documentId?: string, check = true): string {
+  const raw = pathParam(c, "collection");
+  const id = SYSTEM_ALIASES[raw] ?? raw;
+  if (id.startsWith("_")) {
+    if (!READ_ONLY_EMPTY.has(id)) throw notFound("Collection not found.");
+    if (action !== "read") throw forbidden("System collection is read-only");
+    allow(c, "read", id, documentId);
+    if (documentId !== undefined) throw notFound("Document not found.");
+    return undefined as unknown as string;
+  }
+  if (check) allow(c, action, id, documentId);
+  return id;
+}
+
+function allow(c: Context<ApiEnv>, action: Action, collectionId: string, documentId?: string): void {
+  if (!can(c.get("principal"), action, { collection: collectionId, documentId }))
+    throw forbidden(`Not allowed to ${action} in collection ${collectionId}`);
+}
+
+function readable(c: Context<ApiEnv>) {
+  return (collectionId: string) => can(c.get("principal"), "read", { collection: collectionId });
+}
+
+function scope(c: Context<ApiEnv>): ProjectScope {
+  const project = c.get("project");
+  return { projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 };
+}
+
+function listQuery(c: Context<ApiEnv>): ListQuery {
+  return readListQuery(new URL(c.req.url).searchParams);
+}
+
+function propertyPath(c: Context<ApiEnv>): string[] {
+  return pathParam(c, "path").split("/").filter(Boolean).map(decodeURIComponent);
+}
+
+function filterOf(body: Record<string, unknown>): Record<string, unknown> | undefined {
+  const filter = body.filter;
+  if (filter === undefined || filter === null) return undefined;
+  if (typeof filter !== "object" || Array.isArray(filter)) throw badRequest("filter must be a JSON object");
+  return filter as Record<string, unknown>;
+}
+
+/** A document body: JSON (payload envelope unwrapped) or multipart of JSON literals. */
+async function readDocumentBody(c: Context<ApiEnv>): Promise<Record<string, unknown>> {
+  return isMultipart(c.req.raw) ? readMultipart(c.req.raw) : readJsonObject(c);
+}

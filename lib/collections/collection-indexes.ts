@@ -1,0 +1,152 @@
+import { createHash } from "node:crypto";
+import type pg from "pg";
+import { raw, sql, join, type Sql } from "../db/sql";
+import { query } from "../db/query";
+import { conflict, validationError, type PropertyError } from "../errors";
+import { indexDefinitions, pathExpression, quoteLiteral, textArrayLiteral } from "../query";
+import type { IndexSpec } from "./collection";
+
+/**
+ * A collection's `indexes` as real PostgreSQL indexes on `documents`, partial to the collection
+ * (`WHERE project_id = '<p>' AND collection_id = '<c>'`, literals, since index predicates take no
+ * parameters). Expressions come from lib/query (`indexDefinitions`, `pathExpression`) so the
+ * compiled filters match them. Names are deterministic: `di_<hash of project+collection>_<hash of
+ * the statement>`, so one collection's indexes are found by prefix and a changed definition gets a
+ * new name.
+ */
+
+/** Deform language codes and the PostgreSQL text search configurations they map to. */
+export const TEXT_LANGUAGES: Record<string, string> = {
+  en: "english", ru: "russian", de: "german", fr: "french", es: "spanish", it: "italian", pt: "portuguese",
+  nl: "dutch", sv: "swedish", no: "norwegian", da: "danish", fi: "finnish", hu: "hungarian", ro: "romanian", tr: "turkish",
+};
+
+const PROPERTY = /^[^.$\u0000][^\u0000]*$/;
+
+/** Validates and normalizes an `indexes` value (422 naming `indexes.<i>`). */
+export function parseIndexes(value: unknown): IndexSpec[] {
+  if (value === undefined || value === null) return [];
+  const errors: PropertyError[] = [];
+  if (!Array.isArray(value)) throw validationError("Validation error", [{ property: "indexes", message: "must be an array" }]);
+  const specs: IndexSpec[] = [];
+  value.forEach((entry, i) => {
+    const at = `indexes.${i}`;
+    if (!entry || typeof entry !== "object" || Array.isArray(entry)) return void errors.push({ property: at, message: "must be an object" });
+    const e = entry as Record<string, unknown>;
+    const unique = e.unique === undefined ? false : e.unique;
+    if (typeof unique !== "boolean") errors.push({ property: `${at}.unique`, message: "must be a boolean" });
+    const validProperty = (p: unknown) => typeof p === "string" && PROPERTY.test(p) && !p.split(".").some((s) => s === "");
+    switch (e.type) {
+      case "simple":
+        if (!validProperty(e.property)) errors.push({ property: `${at}.property`, message: "must be a property path" });
+        else specs.push({ type: "simple", property: e.property as string, unique: unique === true });
+        break;
+      case "compound":
+        if (!Array.isArray(e.properties) || e.properties.length < 1 || !e.properties.every(validProperty))
+          errors.push({ property: `${at}.properties`, message: "must be an array of property paths" });
+        else specs.push({ type: "compound", properties: e.properties as string[], unique: unique === true });
+        break;
+      case "text": {
+        const language = e.language === undefined ? "en" : e.language;
+        if (!validProperty(e.property)) errors.push({ property: `${at}.property`, message: "must be a property path" });
+        else if (typeof language !== "string" || !TEXT_LANGUAGES[language])
+          errors.push({ property: `${at}.language`, message: `must be one of ${Object.keys(TEXT_LANGUAGES).join(", ")}` });
+        else specs.push({ type: "text", property: e.property as string, language });
+        break;
+      }
+      default:
+        errors.push({ property: `${at}.type`, message: "must be simple, compound or text" });
+    }
+  });
+  if (specs.filter((s) => s.type === "text").length > 1)
+    errors.push({ property: "indexes", message: "a collection has at most one text index" });
+  if (errors.length) throw validationError("Validation error", errors);
+  return specs;
+}
+
+/** The text-search document of a text index, over `doc` (the same expression the index holds). */
+export function textVector(doc: Sql, spec: Extract<IndexSpec, { type: "text" }>): Sql {
+  const config = TEXT_LANGUAGES[spec.language];
+  return sql`to_tsvector(${raw(`${quoteLiteral(config)}::regconfig`)}, coalesce(${doc} #>> ${raw(pathText(spec.property))}, ''))`;
+}
+
+export function textConfig(spec: Extract<IndexSpec, { type: "text" }>): Sql {
+  return raw(`${quoteLiteral(TEXT_LANGUAGES[spec.language])}::regconfig`);
+}
+
+function pathText(property: string): string {
+  return textArrayLiteral(property.split("."));
+}
+
+interface PlannedIndex {
+  name: string;
+  statement: string;
+}
+
+function collectionPrefix(projectId: string, collectionId: string): string {
+  return `di_${hash(`${projectId}\u0000${collectionId}`).slice(0, 16)}_`;
+}
+
+function hash(text: string): string {
+  return createHash("sha256").update(text).digest("hex");
+}
+
+/** The CREATE INDEX statements for `specs` (each one or two, see lib/query's indexDefinitions). */
+export function planIndexes(projectId: string, collectionId: string, specs: IndexSpec[]): PlannedIndex[] {
+  const data = raw("data");
+  const where = `WHERE project_id = ${quoteLiteral(projectId)} AND collection_id = ${quoteLiteral(collectionId)}`;
+  const bodies: string[] = [];
+  for (const spec of specs) {
+    if (spec.type === "simple" && !spec.unique) {
+      for (const def of indexDefinitions(data, spec.property.split(".")))
+        bodies.push(`USING ${def.method} ${def.definition.toQuery().text}`);
+    } else if (spec.type === "simple" || spec.type === "compound") {
+      const paths = spec.type === "simple" ? [spec.property] : spec.properties;
+      const columns = join(paths.map((p) => sql`(${pathExpression(data, p.split("."))})`)).toQuery().text;
+      bodies.push(`${spec.unique ? "UNIQUE " : ""}USING btree (${columns})`);
+    } else {
+      bodies.push(`USING gin ((${textVector(data, spec).toQuery().text}))`);
+    }
+  }
+  const prefix = collectionPrefix(projectId, collectionId);
+  return [...new Set(bodies)].map((body) => {
+    const name = prefix + hash(body).slice(0, 24);
+    const unique = body.startsWith("UNIQUE ");
+    const rest = unique ? body.slice("UNIQUE ".length) : body;
+    return { name, statement: `CREATE ${unique ? "UNIQUE " : ""}INDEX "${name}" ON documents ${rest} ${where}` };
+  });
+}
+
+/**
+ * Makes the collection's real indexes match `specs`, inside the caller's transaction: drops the
+ * ones no longer wanted, creates the missing ones. A unique index over duplicate values is a 409
+ * and the transaction (collection save included) rolls back, so nothing is half-created.
+ */
+export async function syncIndexes(client: pg.PoolClient, projectId: string, collectionId: string, specs: IndexSpec[]): Promise<void> {
+  const wanted = planIndexes(projectId, collectionId, specs);
+  const existing = await existingIndexes(client, projectId, collectionId);
+  for (const name of existing) if (!wanted.some((w) => w.name === name)) await client.query(`DROP INDEX IF EXISTS "${name}"`);
+  for (const index of wanted) {
+    if (existing.includes(index.name)) continue;
+    try {
+      await client.query(index.statement);
+    } catch (error) {
+      if ((error as { code?: string }).code === "23505")
+        throw conflict("Cannot create a unique index: the collection already holds duplicate values");
+      throw error;
+    }
+  }
+}
+
+export async function dropCollectionIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<void> {
+  for (const name of await existingIndexes(client, projectId, collectionId)) await client.query(`DROP INDEX IF EXISTS "${name}"`);
+}
+
+async function existingIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<string[]> {
+  const prefix = collectionPrefix(projectId, collectionId);
+  const rows = await query<{ indexname: string }>(
+    sql`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'documents' AND starts_with(indexname, ${prefix})`,
+    client,
+  );
+  return rows.map((r) => r.indexname);
+}

@@ -1,0 +1,54 @@
+import type { PropertyError } from "../errors";
+
+/** A collection as the API shows it (CONTRACT §4). */
+export interface CollectionView {
+  _id: string;
+  name: string;
+  description: string;
+  documents_count: number;
+  schema: Record<string, unknown> | null;
+  indexes: IndexSpec[];
+  is_system: boolean;
+}
+
+/** One entry of a collection's `indexes`, as the client wrote it (normalized). */
+export type IndexSpec =
+  | { type: "simple"; property: string; unique: boolean }
+  | { type: "compound"; properties: string[]; unique: boolean }
+  | { type: "text"; property: string; language: string };
+
+export interface CollectionRow {
+  id: string;
+  name: string;
+  description: string;
+  schema: Record<string, unknown> | null;
+  indexes: IndexSpec[];
+  documents_count: number;
+}
+
+/** Whose data a domain call works on: the project, and its data size limit (0 = none). */
+export interface ProjectScope {
+  projectId: string;
+  dataSizeLimit: number;
+}
+
+export const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function collectionView(row: CollectionRow): CollectionView {
+  return {
+    _id: row.id,
+    name: row.name,
+    description: row.description,
+    documents_count: Number(row.documents_count),
+    schema: row.schema ?? null,
+    indexes: row.indexes ?? [],
+    is_system: false,
+  };
+}
+
+/** A user collection id: 422 for a system-looking name or a malformed one. */
+export function collectionIdErrors(id: string): PropertyError[] {
+  if (id.startsWith("_")) return [{ property: "_id", message: "Collection names starting with _ are reserved for system collections" }];
+  if (!COLLECTION_ID.test(id)) return [{ property: "_id", message: "must be 1-64 of A-Z a-z 0-9 _ - and start with a letter or digit" }];
+  return [];
+}

@@ -1,0 +1,32 @@
+import { sql } from "../db/sql";
+import { queryOne, transaction } from "../db/query";
+import { forbidden, notFound } from "../errors";
+import { forgetCollectionState } from "../documents/collection-state";
+import { deleteDocumentsWhere } from "../documents/document-statements";
+import { dropCollectionIndexes } from "./collection-indexes";
+import { isSystemName } from "./system-collections";
+
+/**
+ * Deletes a collection with its documents (each recorded as a `deleted` event) and their files
+ * (blobs queued for deletion, sizes subtracted) and its indexes, in one transaction.
+ */
+export async function deleteCollection(projectId: string, id: string): Promise<void> {
+  if (isSystemName(id)) throw forbidden("System collections cannot be created, changed or deleted");
+  try {
+    await transaction(async (client) => {
+      const row = await queryOne(sql`SELECT 1 FROM collections WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
+      if (!row) throw notFound("Collection not found.");
+      await deleteDocumentsWhere(client, projectId, id, sql`TRUE`);
+      await client.query(
+        `WITH f AS (DELETE FROM files WHERE project_id = $1 AND collection_id = $2 RETURNING blob_key, size),
+              bd AS (INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f)
+         UPDATE projects SET files_size = greatest(0, files_size - (SELECT coalesce(sum(size), 0) FROM f)) WHERE id = $1`,
+        [projectId, id],
+      );
+      await dropCollectionIndexes(client, projectId, id);
+      await client.query("DELETE FROM collections WHERE project_id = $1 AND id = $2", [projectId, id]);
+    });
+  } finally {
+    forgetCollectionState(projectId, id);
+  }
+}

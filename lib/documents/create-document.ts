@@ -1,0 +1,21 @@
+import { pool } from "../db/pool";
+import type { ProjectScope } from "../collections/collection";
+import { withFreshState } from "./collection-state";
+import { newDocumentId } from "./document-id";
+import { insertDocument } from "./document-statements";
+import { prepareDocument } from "./prepare-document";
+
+/**
+ * Creates a document (POST, 201): one statement when the collection's schema is cached. `id` is
+ * the path's id (`POST .../documents/<id>/`), else the body's `_id`, else a generated one.
+ */
+export async function createDocument(
+  scope: ProjectScope,
+  input: { collectionId: string; body: Record<string, unknown>; id?: string },
+): Promise<Record<string, unknown>> {
+  const id = newDocumentId(input.body._id, input.id);
+  return withFreshState(scope.projectId, input.collectionId, async (state) => {
+    const doc = prepareDocument(scope.projectId, input.collectionId, state, id, input.body);
+    return insertDocument(pool(), scope, input.collectionId, state, doc);
+  });
+}

@@ -1,0 +1,11 @@
+import { pool } from "../db/pool";
+import { sql } from "../db/sql";
+import { notFound } from "../errors";
+import type { ProjectScope } from "../collections/collection";
+import { deleteDocumentsWhere } from "./document-statements";
+
+/** DELETE one document (and its files): 404 "Document not found." when there is none. */
+export async function deleteDocument(scope: ProjectScope, input: { collectionId: string; id: string }): Promise<void> {
+  const deleted = await deleteDocumentsWhere(pool(), scope.projectId, input.collectionId, sql`id = ${input.id}`);
+  if (deleted.length === 0) throw notFound("Document not found.");
+}

@@ -1,0 +1,22 @@
+import { generateId } from "../auth/secrets";
+import { validationError } from "../errors";
+
+/** Client-chosen document ids (CONTRACT §5); generated ones are 24 lowercase hex, time-ordered. */
+export const DOCUMENT_ID = /^[A-Za-z0-9_.@-]{1,64}$/;
+
+export function checkDocumentId(id: unknown): string {
+  if (typeof id !== "string" || !DOCUMENT_ID.test(id))
+    throw validationError("Validation error", [{ property: "_id", message: "must be 1-64 of A-Z a-z 0-9 _ . @ -" }]);
+  return id;
+}
+
+/** The `_id` of a new document: the body's, the path's (they must agree), or a generated one. */
+export function newDocumentId(bodyId: unknown, pathId?: string): string {
+  if (pathId !== undefined) {
+    checkDocumentId(pathId);
+    if (bodyId !== undefined && bodyId !== pathId)
+      throw validationError("Validation error", [{ property: "_id", message: "must match the id in the path" }]);
+    return pathId;
+  }
+  return bodyId === undefined || bodyId === null ? generateId() : checkDocumentId(bodyId);
+}

@@ -1,0 +1,167 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
+import { validationError, type PropertyError } from "../errors";
+
+/**
+ * Collection schemas: JSON Schema draft 4 (ajv-draft-04) with Deform's differences (CONTRACT §4).
+ * A Deform schema is translated once into a standard one plus what ajv cannot do:
+ * - `additionalProperties` is false unless the schema says otherwise (`_id` is always allowed);
+ * - `"required": true` on a property joins its parent's `required` list;
+ * - `immutable`, `position`, `processors` are not validation keywords (immutable is checked
+ *   against the stored document by `checkImmutable`);
+ * - `datetime`: an ISO 8601 string, stored normalized to UTC (`toISOString`);
+ * - `embed` (`{collection, field}`): the stored value is the key (a string or number);
+ * - `file`: an object (the file record, written by the Files code; not validated here).
+ * Paths use `*` for "every element of an array".
+ */
+export interface CompiledSchema {
+  validate(doc: unknown): PropertyError[];
+  datetimes: string[][];
+  immutables: string[][];
+  embeds: { path: string[]; collection: string; field: string }[];
+  files: string[][];
+}
+
+const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true });
+ajv.addFormat("arca-datetime", (value: string) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)));
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+const DEFORM_KEYWORDS = ["immutable", "position", "processors"];
+
+export function compileSchema(schema: Record<string, unknown>): CompiledSchema {
+  const info: Omit<CompiledSchema, "validate"> = { datetimes: [], immutables: [], embeds: [], files: [] };
+  const standard = translate(schema, [], info, true) as Record<string, unknown>;
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(standard);
+  } catch (error) {
+    throw validationError("Validation error", [{ property: "schema", message: (error as Error).message }]);
+  }
+  return {
+    ...info,
+    validate(doc) {
+      if (validate(doc)) return [];
+      return (validate.errors ?? []).map(propertyError);
+    },
+  };
+}
+
+function translate(node: unknown, path: string[], info: Omit<CompiledSchema, "validate">, root = false): unknown {
+  if (!node || typeof node !== "object" || Array.isArray(node)) return node;
+  const source = node as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(source)) {
+    if (DEFORM_KEYWORDS.includes(key)) continue;
+    if (key === "required" && typeof value === "boolean") continue;
+    out[key] = value;
+  }
+  if (source.immutable === true && path.length) info.immutables.push(path);
+  switch (source.type) {
+    case "datetime":
+      out.type = "string";
+      out.format = "arca-datetime";
+      info.datetimes.push(path);
+      break;
+    case "embed":
+      out.type = ["string", "number"];
+      delete out.collection;
+      delete out.field;
+      if (typeof source.collection === "string")
+        info.embeds.push({ path, collection: source.collection, field: typeof source.field === "string" ? source.field : "_id" });
+      break;
+    case "file":
+      out.type = "object";
+      info.files.push(path);
+      break;
+  }
+  if (source.properties && typeof source.properties === "object") {
+    const properties: Record<string, unknown> = {};
+    const required = new Set(Array.isArray(source.required) ? (source.required as string[]) : []);
+    for (const [name, child] of Object.entries(source.properties as Record<string, unknown>)) {
+      properties[name] = translate(child, [...path, name], info);
+      if (child && typeof child === "object" && (child as Record<string, unknown>).required === true) required.add(name);
+    }
+    if (root && !("_id" in properties)) properties._id = { type: "string" };
+    out.properties = properties;
+    if (required.size) out.required = [...required];
+    else delete out.required;
+    if (!("additionalProperties" in source)) out.additionalProperties = false;
+  }
+  if (source.items) {
+    out.items = Array.isArray(source.items)
+      ? source.items.map((item) => translate(item, [...path, "*"], info))
+      : translate(source.items, [...path, "*"], info);
+  }
+  if (source.additionalProperties && typeof source.additionalProperties === "object")
+    out.additionalProperties = translate(source.additionalProperties, [...path, "*"], info);
+  for (const key of ["allOf", "anyOf", "oneOf"])
+    if (Array.isArray(source[key])) out[key] = (source[key] as unknown[]).map((s) => translate(s, path, info));
+  if (source.not) out.not = translate(source.not, path, info);
+  return out;
+}
+
+function propertyError(error: ErrorObject): PropertyError {
+  const base = error.instancePath.split("/").slice(1).map((s) => s.replace(/~1/g, "/").replace(/~0/g, "~"));
+  const params = error.params as Record<string, string>;
+  if (error.keyword === "required") return { property: [...base, params.missingProperty].join("."), message: "is required" };
+  if (error.keyword === "additionalProperties")
+    return { property: [...base, params.additionalProperty].join("."), message: "is not allowed by the schema" };
+  if (error.keyword === "format" && params.format === "arca-datetime")
+    return { property: base.join(".") || null, message: "must be an ISO 8601 date and time" };
+  return { property: base.join(".") || null, message: error.message ?? "is invalid" };
+}
+
+const cache = new Map<string, { text: string; compiled: CompiledSchema }>();
+
+/** The compiled validator of a collection's schema, cached per (project, collection, schema). */
+export function schemaFor(projectId: string, collectionId: string, schema: Record<string, unknown>): CompiledSchema {
+  const key = `${projectId}\u0000${collectionId}`;
+  const text = JSON.stringify(schema);
+  const hit = cache.get(key);
+  if (hit && hit.text === text) return hit.compiled;
+  const compiled = compileSchema(schema);
+  cache.set(key, { text, compiled });
+  if (cache.size > 10_000) cache.delete(cache.keys().next().value!);
+  return compiled;
+}
+
+/** Rewrites `datetime` values to UTC ISO strings in place. */
+export function normalizeDatetimes(doc: Record<string, unknown>, compiled: CompiledSchema): void {
+  for (const path of compiled.datetimes)
+    visit(doc, path, (value, set) => {
+      if (typeof value === "string" && !Number.isNaN(Date.parse(value))) set(new Date(value).toISOString());
+    });
+}
+
+/** Errors for every `immutable` property that had a value and changed. */
+export function checkImmutable(before: Record<string, unknown>, after: Record<string, unknown>, compiled: CompiledSchema): PropertyError[] {
+  const errors: PropertyError[] = [];
+  for (const path of compiled.immutables) {
+    if (path.includes("*")) continue;
+    const old = valueAt(before, path);
+    if (old === undefined) continue;
+    if (JSON.stringify(old) !== JSON.stringify(valueAt(after, path)))
+      errors.push({ property: path.join("."), message: "is immutable and cannot be changed" });
+  }
+  return errors;
+}
+
+export function valueAt(doc: unknown, path: string[]): unknown {
+  let value = doc;
+  for (const segment of path) value = value && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  return value;
+}
+
+/** Calls `fn` for every value `path` reaches (`*` walks array elements), with a setter. */
+export function visit(node: unknown, path: string[], fn: (value: unknown, set: (v: unknown) => void) => void): void {
+  if (!node || typeof node !== "object") return;
+  const [head, ...rest] = path;
+  if (head === "*") {
+    if (!Array.isArray(node)) return;
+    node.forEach((item, i) => (rest.length ? visit(item, rest, fn) : fn(item, (v) => (node[i] = v))));
+    return;
+  }
+  const record = node as Record<string, unknown>;
+  if (!(head in record)) return;
+  if (rest.length) visit(record[head], rest, fn);
+  else fn(record[head], (v) => (record[head] = v));
+}

@@ -1,0 +1,121 @@
+import { conflict, paymentRequired } from "../errors";
+import { sql, type Sql } from "../db/sql";
+import { query, queryOne, type Queryable } from "../db/query";
+import type { ProjectScope } from "../collections/collection";
+import { schemaGuard, StaleCollectionState, type CollectionState } from "./collection-state";
+
+/**
+ * The three write statements every document operation is made of. Each is ONE statement that
+ * also keeps the counters (`collections.documents_count`, `projects.data_size` = sum of
+ * `octet_length(data::text)`, `projects.files_size`) and writes the outbox (`document_events`),
+ * so a write is atomic whether it runs alone or inside a transaction.
+ */
+type Doc = Record<string, unknown>;
+
+export const LIMIT_MESSAGE = "Project data size limit exceeded";
+
+/** Inserts a document, creating its collection (schema-less) when missing. 409 on a taken `_id`. */
+export async function insertDocument(db: Queryable, scope: ProjectScope, collectionId: string, state: CollectionState, doc: Doc): Promise<Doc> {
+  const { projectId } = scope;
+  const size = sql`(SELECT size FROM input)`;
+  const guard = schemaGuard(projectId, collectionId, state);
+  const row = await run(
+    db,
+    sql`WITH input AS (
+      SELECT x.data, octet_length(x.data::text) AS size FROM (SELECT ${JSON.stringify(doc)}::jsonb AS data) x
+    ), pr AS (
+      UPDATE projects SET data_size = data_size + ${size}
+      WHERE id = ${projectId} AND ${guard} AND (${scope.dataSizeLimit}::bigint = 0 OR data_size + ${size} <= ${scope.dataSizeLimit}::bigint)
+      RETURNING id
+    ), d AS (
+      INSERT INTO documents (project_id, collection_id, id, data) SELECT ${projectId}, ${collectionId}, ${doc._id as string}, input.data FROM pr, input
+      RETURNING id, data
+    ), co AS (
+      INSERT INTO collections (project_id, id, documents_count) SELECT ${projectId}, ${collectionId}, 1 FROM d
+      ON CONFLICT (project_id, id) DO UPDATE SET documents_count = collections.documents_count + 1
+    ), ev AS (
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, after) SELECT ${projectId}, ${collectionId}, id, 'created', data FROM d
+    )
+    SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
+  );
+  if (row.data) return row.data;
+  if (!row.fresh) throw new StaleCollectionState();
+  throw paymentRequired(LIMIT_MESSAGE);
+}
+
+/** Replaces a stored document (`before` was read FOR UPDATE by the caller's transaction). */
+export async function replaceDocument(db: Queryable, scope: ProjectScope, collectionId: string, state: CollectionState, before: Doc, after: Doc): Promise<Doc> {
+  const { projectId } = scope;
+  const id = after._id as string;
+  const guard = schemaGuard(projectId, collectionId, state);
+  const delta = sql`((SELECT size FROM input) - (SELECT octet_length(data::text) FROM documents WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND id = ${id}))`;
+  const row = await run(
+    db,
+    sql`WITH input AS (
+      SELECT x.data, octet_length(x.data::text) AS size FROM (SELECT ${JSON.stringify(after)}::jsonb AS data) x
+    ), pr AS (
+      UPDATE projects SET data_size = data_size + ${delta}
+      WHERE id = ${projectId} AND ${guard} AND (${scope.dataSizeLimit}::bigint = 0 OR ${delta} <= 0 OR data_size + ${delta} <= ${scope.dataSizeLimit}::bigint)
+      RETURNING id
+    ), d AS (
+      UPDATE documents SET data = input.data, updated_at = now() FROM pr, input
+      WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND documents.id = ${id}
+      RETURNING documents.id, documents.data
+    ), ev AS (
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, before, after)
+      SELECT ${projectId}, ${collectionId}, id, 'updated', ${JSON.stringify(before)}::jsonb, data FROM d
+    )
+    SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
+  );
+  if (row.data) return row.data;
+  if (!row.fresh) throw new StaleCollectionState();
+  throw paymentRequired(LIMIT_MESSAGE);
+}
+
+/**
+ * Deletes the collection's documents matching `where` (over `documents` columns, `data` the
+ * JSONB), with their files: file rows go, their blobs are queued in `blob_deletions`, sizes are
+ * subtracted. Returns the deleted documents.
+ */
+export async function deleteDocumentsWhere(db: Queryable, projectId: string, collectionId: string, where: Sql): Promise<Doc[]> {
+  const rows = await query<{ data: Doc }>(
+    sql`WITH d AS (
+      DELETE FROM documents WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND ${where}
+      RETURNING id, data
+    ), ev AS (
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, before) SELECT ${projectId}, ${collectionId}, id, 'deleted', data FROM d
+    ), f AS (
+      DELETE FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id IN (SELECT id FROM d)
+      RETURNING blob_key, size
+    ), bd AS (
+      INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
+    ), pr AS (
+      UPDATE projects SET
+        data_size = greatest(0, data_size - (SELECT coalesce(sum(octet_length(data::text)), 0) FROM d)),
+        files_size = greatest(0, files_size - (SELECT coalesce(sum(size), 0) FROM f))
+      WHERE id = ${projectId} AND EXISTS (SELECT 1 FROM d)
+    ), co AS (
+      UPDATE collections SET documents_count = documents_count - (SELECT count(*) FROM d)
+      WHERE project_id = ${projectId} AND id = ${collectionId} AND EXISTS (SELECT 1 FROM d)
+    )
+    SELECT data FROM d`,
+    db,
+  );
+  return rows.map((r) => r.data);
+}
+
+async function run(db: Queryable, statement: Sql): Promise<{ data: Doc | null; fresh: boolean }> {
+  try {
+    return (await queryOne<{ data: Doc | null; fresh: boolean }>(statement, db))!;
+  } catch (error) {
+    throw uniqueViolation(error) ?? error;
+  }
+}
+
+/** A unique violation of a collection index (named `di_...`) gets its own message. */
+export function uniqueViolation(error: unknown): Error | undefined {
+  const e = error as { code?: string; constraint?: string };
+  if (e?.code !== "23505") return undefined;
+  if (e.constraint?.startsWith("di_")) return conflict("Document violates a unique index of the collection.");
+  return conflict("Document with this _id already exists.");
+}

@@ -1,0 +1,38 @@
+import { sql } from "../db/sql";
+import { queryOne, transaction } from "../db/query";
+import type { ProjectScope } from "../collections/collection";
+import { withFreshState } from "./collection-state";
+import { newDocumentId } from "./document-id";
+import { insertDocument, replaceDocument } from "./document-statements";
+import { prepareDocument } from "./prepare-document";
+
+type Doc = Record<string, unknown>;
+
+/**
+ * Saves a whole document under `id` (PUT): creates it (`created: true`, 201) or replaces it
+ * (200). `authorize` is told which of the two it is before anything is written.
+ */
+export async function saveDocument(
+  scope: ProjectScope,
+  input: { collectionId: string; id: string; body: Doc; authorize?: (action: "write" | "update") => void },
+): Promise<{ doc: Doc; created: boolean }> {
+  const id = newDocumentId(input.body._id, input.id);
+  return withFreshState(scope.projectId, input.collectionId, (state) =>
+    transaction(async (client) => {
+      const before = await lockDocument(client, scope.projectId, input.collectionId, id);
+      input.authorize?.(before ? "update" : "write");
+      const doc = prepareDocument(scope.projectId, input.collectionId, state, id, input.body, before);
+      if (!before) return { doc: await insertDocument(client, scope, input.collectionId, state, doc), created: true };
+      return { doc: await replaceDocument(client, scope, input.collectionId, state, before, doc), created: false };
+    }),
+  );
+}
+
+/** Reads a document FOR UPDATE inside a transaction (undefined when there is none). */
+export async function lockDocument(client: Parameters<typeof queryOne>[1], projectId: string, collectionId: string, id: string): Promise<Doc | undefined> {
+  const row = await queryOne<{ data: Doc }>(
+    sql`SELECT data FROM documents WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND id = ${id} FOR UPDATE`,
+    client,
+  );
+  return row?.data;
+}

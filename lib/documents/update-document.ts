@@ -1,0 +1,28 @@
+import { transaction } from "../db/query";
+import { notFound } from "../errors";
+import type { ProjectScope } from "../collections/collection";
+import { withFreshState } from "./collection-state";
+import { replaceDocument } from "./document-statements";
+import { prepareDocument } from "./prepare-document";
+import { lockDocument } from "./save-document";
+
+type Doc = Record<string, unknown>;
+
+/**
+ * Changes a stored document with `change(before)` (merge patch, set or unset a property) inside a
+ * transaction holding the row; 404 "Document not found." when there is none. The result is
+ * validated like any write.
+ */
+export async function updateDocument(
+  scope: ProjectScope,
+  input: { collectionId: string; id: string; change: (before: Doc) => Doc },
+): Promise<Doc> {
+  return withFreshState(scope.projectId, input.collectionId, (state) =>
+    transaction(async (client) => {
+      const before = await lockDocument(client, scope.projectId, input.collectionId, input.id);
+      if (!before) throw notFound("Document not found.");
+      const doc = prepareDocument(scope.projectId, input.collectionId, state, input.id, input.change(structuredClone(before)), before);
+      return replaceDocument(client, scope, input.collectionId, state, before, doc);
+    }),
+  );
+}

@@ -1,0 +1,70 @@
+import { raw, sql } from "../db/sql";
+import { query, transaction } from "../db/query";
+import { notFound } from "../errors";
+import type { ProjectScope } from "../collections/collection";
+import { applyUpdate, compileFilter, parseFilter } from "../query";
+import type { Json } from "../query";
+import { withFreshState } from "./collection-state";
+import { newDocumentId } from "./document-id";
+import { insertDocument, replaceDocument } from "./document-statements";
+import { prepareDocument } from "./prepare-document";
+
+type Doc = Record<string, unknown>;
+
+/**
+ * `X-Action: update {filter, operation}`: MongoDB update operators (lib/query's applyUpdate, over
+ * mingo) on every match, each result validated, in one transaction holding the rows.
+ * `upsert`: when nothing matches, inserts one document built from the filter's equalities
+ * (like MongoDB) with the operation applied. 404 for a missing collection unless upserting.
+ */
+export async function updateDocuments(
+  scope: ProjectScope,
+  input: { collectionId: string; filter: Record<string, unknown> | undefined; operation: unknown; upsert: boolean },
+): Promise<{ updated: number; created: boolean }> {
+  const { projectId } = scope;
+  const filter = parseFilter(input.filter ?? {});
+  applyUpdate({}, input.operation); // 400 for a malformed operation before any row is touched
+  return withFreshState(projectId, input.collectionId, (state) =>
+    transaction(async (client) => {
+      if (!state.exists && !input.upsert) throw notFound("Collection not found.");
+      const rows = await query<{ data: Doc }>(
+        sql`SELECT d.data FROM documents d WHERE d.project_id = ${projectId} AND d.collection_id = ${input.collectionId}
+            AND ${compileFilter(filter, raw("d.data"))} ORDER BY d.id FOR UPDATE`,
+        client,
+      );
+      for (const { data: before } of rows) {
+        const changed = applyUpdate(before as { [key: string]: Json }, input.operation);
+        const doc = prepareDocument(projectId, input.collectionId, state, before._id as string, changed, before);
+        await replaceDocument(client, scope, input.collectionId, state, before, doc);
+      }
+      if (rows.length > 0 || !input.upsert) return { updated: rows.length, created: false };
+      const seed = equalities(input.filter ?? {});
+      const changed = applyUpdate(seed as { [key: string]: Json }, input.operation);
+      const id = newDocumentId(changed._id);
+      const doc = prepareDocument(projectId, input.collectionId, state, id, changed);
+      await insertDocument(client, scope, input.collectionId, state, doc);
+      return { updated: 0, created: true };
+    }),
+  );
+}
+
+/** The plain equalities of a filter (`{a: 1}`, `{a: {$eq: 1}}`), as the base of an upsert. */
+function equalities(filter: Record<string, unknown>): Doc {
+  const seed: Doc = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if (key.startsWith("$")) continue;
+    let plain: unknown = value;
+    if (value && typeof value === "object" && !Array.isArray(value)) {
+      const keys = Object.keys(value);
+      if (keys.some((k) => k.startsWith("$"))) {
+        if (keys.length !== 1 || keys[0] !== "$eq") continue;
+        plain = (value as Doc).$eq;
+      }
+    }
+    const path = key.split(".");
+    let node = seed;
+    for (const segment of path.slice(0, -1)) node = (node[segment] ??= {}) as Doc;
+    node[path[path.length - 1]] = plain;
+  }
+  return seed;
+}
