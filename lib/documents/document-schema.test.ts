@@ -1,0 +1,39 @@
+import { describe, expect, it } from "vitest";
+import { checkImmutable, compileSchema, normalizeDatetimes } from "./document-schema";
+
+describe("compileSchema (Deform's differences from draft 4)", () => {
+  const compiled = compileSchema({
+    properties: {
+      name: { type: "string", required: true, position: 1 },
+      at: { type: "datetime" },
+      list: { type: "array", items: { type: "object", properties: { when: { type: "datetime" } } } },
+      open: { type: "object", additionalProperties: true, properties: { x: { type: "number" } } },
+      ref: { type: "embed", collection: "others", field: "_id" },
+      key: { type: "string", immutable: true },
+    },
+  });
+
+  it("additionalProperties false by default, required: true, _id always allowed", () => {
+    expect(compiled.validate({ _id: "a", name: "n" })).toEqual([]);
+    expect(compiled.validate({ extra: 1 }).map((e) => e.property).sort()).toEqual(["extra", "name"]);
+    expect(compiled.validate({ name: "n", open: { y: 1 } })).toEqual([]);
+    expect(compiled.validate({ name: "n", list: [{ when: "x", other: 1 }] }).map((e) => e.property).sort()).toEqual(["list.0.other", "list.0.when"]);
+  });
+
+  it("datetimes are normalized to UTC, in arrays too", () => {
+    const doc = { name: "n", at: "2020-01-01T00:00:00-05:00", list: [{ when: "2020-06-01T12:00:00Z" }] };
+    normalizeDatetimes(doc, compiled);
+    expect(doc).toEqual({ name: "n", at: "2020-01-01T05:00:00.000Z", list: [{ when: "2020-06-01T12:00:00.000Z" }] });
+  });
+
+  it("knows embeds and immutables", () => {
+    expect(compiled.embeds).toEqual([{ path: ["ref"], collection: "others", field: "_id" }]);
+    expect(checkImmutable({ key: "a" }, { key: "b" }, compiled)).toHaveLength(1);
+    expect(checkImmutable({}, { key: "b" }, compiled)).toEqual([]);
+    expect(compiled.validate({ name: "n", ref: "k" })).toEqual([]);
+  });
+
+  it("an invalid schema is a 422 naming schema", () => {
+    expect(() => compileSchema({ type: 12 })).toThrow(expect.objectContaining({ kind: "validation" }));
+  });
+});
