@@ -62,7 +62,7 @@ export function AcceptInvitation({ token }: { token: string }) {
           <strong>{invitation.email}</strong> is now a member of the project.
         </p>
         <a
-          href={`/signin?callbackUrl=${encodeURIComponent("/projects")}`}
+          href={`/signin?callbackUrl=${encodeURIComponent(`/projects/${invitation.project._id}`)}`}
           className="mt-5 inline-block rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2"
         >
           Sign in to open the project

@@ -11,7 +11,7 @@ import { issueInvitation, sendInvitationMail } from "./invitations";
 import { lockMember, memberRow, selectMemberForUpdate } from "./member-lock";
 import { actorLabel, inviterLabel, memberView, parseMemberFields, type MemberFields, type MemberView } from "./member";
 import { writeNotification } from "./notifications";
-import { dashboardLink } from "./public-url";
+import { projectLink } from "./public-url";
 
 /** The project's members, the system collection `_users` (CONTRACT §10; roles in docs/members.md). */
 export interface ProjectRef {
@@ -104,7 +104,7 @@ export async function inviteMember(
     // Access is already granted; the mail is a courtesy, so a mail failure must not undo it.
     await sendMail({
       to: email,
-      ...projectAddedMail({ projectName: project.name, projectId: project._id, inviterEmail: inviterLabel(principal), link: dashboardLink() }),
+      ...projectAddedMail({ projectName: project.name, projectId: project._id, inviterEmail: inviterLabel(principal), link: projectLink(project._id) }),
     }).catch((error) => console.error(`members: ${error instanceof Error ? error.message : String(error)}`));
     return {
       member: memberView({ email, userId: user!._id, role, isActive, dateJoined: outcome.dateJoined }),

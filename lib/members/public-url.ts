@@ -15,6 +15,7 @@ export function invitationLink(token: string): string {
   return `${publicOrigin()}/invite/${encodeURIComponent(token)}`;
 }
 
-export function dashboardLink(): string {
-  return `${publicOrigin()}/`;
+/** The project in the dashboard (`app/projects/[id]`). */
+export function projectLink(projectId: string): string {
+  return `${publicOrigin()}/projects/${encodeURIComponent(projectId)}`;
 }
