@@ -4,7 +4,7 @@ import { config } from "../config";
  * Where people reach the dashboard, for links in mails: `ARCA_PUBLIC_URL` when set (a proxy,
  * https, another port), else `http://<ARCA_BASE_DOMAIN>:<PORT>`. No trailing slash.
  */
-export function publicOrigin(env: NodeJS.ProcessEnv = process.env): string {
+export function publicOrigin(env: Record<string, string | undefined> = process.env): string {
   const configured = env.ARCA_PUBLIC_URL?.trim();
   if (configured) return configured.replace(/\/+$/, "");
   const { baseDomain, port } = config();
