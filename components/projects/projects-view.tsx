@@ -80,10 +80,12 @@ function CreateProjectCard({ ownedCount, limit, atLimit }: { ownedCount: number;
   const [id, setId] = useState("");
   const [idEdited, setIdEdited] = useState(false);
   const projectId = idEdited ? id : slugify(name);
+  const idValid = new RegExp(PROJECT_ID_PATTERN).test(projectId);
   const error = create.error instanceof ApiError ? create.error : undefined;
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
+    if (!idValid) return;
     try {
       const project = await create.mutateAsync({ _id: projectId, name: name.trim() || projectId });
       router.push(`/projects/${project._id}`);
@@ -107,7 +109,7 @@ function CreateProjectCard({ ownedCount, limit, atLimit }: { ownedCount: number;
           You own {ownedCount} of {limit} projects, the most an account can own. Delete a project to create another.
         </Alert>
       ) : (
-        <form onSubmit={submit} className="space-y-4">
+        <form onSubmit={submit} className="space-y-4" noValidate>
           {create.error && !(error && error.errors.length) && <Alert>{describeError(create.error)}</Alert>}
           <TextField label="Name" name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} error={error?.errorFor("name")} />
           <TextField
@@ -121,9 +123,11 @@ function CreateProjectCard({ ownedCount, limit, atLimit }: { ownedCount: number;
               setId(e.target.value.toLowerCase());
             }}
             hint="Lowercase letters, digits and dashes, starting with a letter. It names the project in API addresses and cannot change."
-            error={error?.errorFor("_id")}
+            error={
+              projectId && !idValid ? "Use 2 to 63 lowercase letters, digits and dashes, starting with a letter." : error?.errorFor("_id")
+            }
           />
-          <Button type="submit" className="w-full" disabled={create.isPending || !projectId}>
+          <Button type="submit" className="w-full" disabled={create.isPending || !idValid}>
             {create.isPending ? "Creating..." : "Create project"}
           </Button>
         </form>

@@ -1,0 +1,205 @@
+import { expect, test } from "@playwright/test";
+import { api, BASE_URL, uniqueEmail } from "./support/api";
+import { confirmationCode, waitForMail } from "./support/mail";
+import { snap } from "./support/screenshots";
+
+/**
+ * One owner's journey through the dashboard: sign up with the mailed code, sign out and in,
+ * create a project, change its settings, create a token, use it from outside, sign out.
+ */
+test("sign up, projects, settings, tokens, sign out", async ({ page, context }) => {
+  const email = uniqueEmail("owner");
+  const password = "correct horse battery";
+  const projectId = "e2e-shop";
+
+  await test.step("a protected page sends a visitor to sign-in", async () => {
+    await page.goto("/projects");
+    await expect(page).toHaveURL(/\/signin$/);
+    await expect(page.getByRole("heading", { name: "Sign in to Arca" })).toBeVisible();
+    await snap(page, "signin", { phone: true });
+  });
+
+  await test.step("sign up with the e-mailed code", async () => {
+    await page.getByRole("link", { name: "Create one" }).click();
+    await expect(page).toHaveURL(/\/signup$/);
+    await snap(page, "signup", { phone: true });
+    const since = Date.now();
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Create account" }).click();
+    await expect(page.getByLabel("Confirmation code")).toBeVisible();
+    await expect(page.getByText(`We sent an 8-digit code to ${email}`)).toBeVisible();
+    await snap(page, "signup-code");
+
+    // A wrong code is refused inline.
+    await page.getByLabel("Confirmation code").fill("00000000");
+    await page.getByRole("button", { name: "Confirm and sign in" }).click();
+    await expect(page.getByRole("alert")).toContainText("Confirmation code not found.");
+
+    const code = confirmationCode(await waitForMail(email, { since }));
+    await page.getByLabel("Confirmation code").fill(code);
+    await page.getByRole("button", { name: "Confirm and sign in" }).click();
+    await expect(page).toHaveURL(/\/projects$/);
+    await expect(page.getByTestId("project-quota")).toHaveText("You own 0 of 5 projects.");
+    await expect(page.getByText("No projects yet.")).toBeVisible();
+    await expect(page.getByRole("banner")).toContainText(email);
+  });
+
+  await test.step("sign out, wrong password, sign in", async () => {
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/signin$/);
+    await page.getByLabel("E-mail").fill(email);
+    await page.getByLabel("Password").fill("not the password");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page.getByRole("alert")).toHaveText("Wrong credentials provided.");
+    await page.getByLabel("Password").fill(password);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/projects$/);
+  });
+
+  await test.step("create a project", async () => {
+    await page.getByLabel("Name").fill("E2E Shop");
+    await expect(page.getByLabel("Project ID")).toHaveValue(projectId);
+    await page.getByRole("button", { name: "Create project" }).click();
+    await expect(page).toHaveURL(new RegExp(`/projects/${projectId}$`));
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("E2E Shop");
+    await expect(page.getByTestId("status-data-size")).toHaveText("0 B");
+    await expect(page.getByTestId("status-files-size")).toHaveText("0 B");
+    await snap(page, "project-overview", { phone: true });
+
+    await page.getByRole("link", { name: "Projects", exact: true }).click();
+    await expect(page.getByTestId("project-quota")).toHaveText("You own 1 of 5 projects.");
+    await expect(page.getByRole("link", { name: /E2E Shop/ })).toBeVisible();
+    await expect(page.getByText("4 of 5 left.", { exact: false })).toBeVisible();
+    await snap(page, "projects", { phone: true });
+  });
+
+  await test.step("change settings", async () => {
+    await page.goto(`/projects/${projectId}/settings`);
+    await page.getByLabel("Name").fill("E2E Shop Renamed");
+    await page.getByLabel("Files size limit", { exact: true }).fill("10");
+    await page.getByLabel("Orphan files TTL").fill("168h");
+    await page.getByLabel("Debug log").check();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await expect(page.getByText("Settings saved.")).toBeVisible();
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText("E2E Shop Renamed");
+
+    // A bad duration is caught before it is sent.
+    await page.getByLabel("Orphan files TTL").fill("a week");
+    await expect(page.getByText('Use a duration like "168h"')).toBeVisible();
+    await expect(page.getByRole("button", { name: "Save settings" })).toBeDisabled();
+
+    await page.reload();
+    await expect(page.getByLabel("Name")).toHaveValue("E2E Shop Renamed");
+    await expect(page.getByLabel("Files size limit", { exact: true })).toHaveValue("10");
+    await expect(page.getByLabel("Debug log")).toBeChecked();
+    const stored = await page.request.get(`/api/user/projects/${projectId}/`);
+    expect(stored.status()).toBe(200);
+    const project = await stored.json();
+    expect(project.name).toBe("E2E Shop Renamed");
+    expect(project.settings).toMatchObject({ debug: true, files_size_limit: 10 * 1024 * 1024, orphan_files_ttl: "168h" });
+    await expect(page.getByTestId("settings-data-size")).toHaveText("0 B");
+    await snap(page, "project-settings", { phone: true });
+  });
+
+  await test.step("the active switch asks first", async () => {
+    const toggle = page.getByRole("switch", { name: "Project active" });
+    await expect(toggle).toHaveAttribute("aria-checked", "true");
+    await toggle.click();
+    const dialog = page.getByRole("dialog", { name: "Deactivate this project?" });
+    await expect(dialog).toBeVisible();
+    await snap(page, "project-deactivate-dialog");
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(toggle).toHaveAttribute("aria-checked", "true");
+
+    await toggle.click();
+    await page.getByRole("dialog").getByRole("button", { name: "Deactivate" }).click();
+    await expect(toggle).toHaveAttribute("aria-checked", "false");
+    await expect(page.getByText("Inactive", { exact: true }).first()).toBeVisible();
+
+    await toggle.click();
+    await page.getByRole("dialog", { name: "Activate this project?" }).getByRole("button", { name: "Activate" }).click();
+    await expect(toggle).toHaveAttribute("aria-checked", "true");
+  });
+
+  let secret = "";
+  await test.step("create a token and copy its secret", async () => {
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: BASE_URL });
+    await page.getByRole("navigation", { name: "Project sections" }).getByRole("link", { name: "Tokens" }).click();
+    await expect(page).toHaveURL(new RegExp(`/projects/${projectId}/tokens$`));
+    await expect(page.getByText("No tokens yet.")).toBeVisible();
+    await snap(page, "tokens-empty", { phone: true });
+
+    await page.getByLabel("Name").fill("website");
+    await page.getByLabel("Add a collection by name").fill("articles");
+    await page.getByRole("button", { name: "Add", exact: true }).click();
+    await page.getByRole("checkbox", { name: "read articles" }).check();
+    await page.getByRole("checkbox", { name: "write articles" }).check();
+    await snap(page, "tokens-create", { phone: true });
+    await page.getByRole("button", { name: "Create token" }).click();
+
+    const panel = page.getByTestId("token-secret-panel");
+    await expect(panel).toBeVisible();
+    await snap(page, "tokens-secret", { phone: true });
+    secret = await page.getByLabel("Secret").inputValue();
+    expect(secret.length).toBeGreaterThanOrEqual(22);
+    await panel.getByRole("button", { name: "Copy" }).click();
+    await expect(panel.getByRole("button", { name: "Copied" })).toBeVisible();
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(secret);
+    await panel.getByRole("button", { name: "Done" }).click();
+    await expect(panel).toBeHidden();
+    await expect(page.getByRole("list", { name: "Tokens" })).toContainText("read: articles · write: articles");
+  });
+
+  await test.step("the token works from outside the browser", async () => {
+    const info = await api("/api/info/", { token: secret, project: projectId });
+    expect(info.status).toBe(200);
+    expect(info.body).toMatchObject({ _id: projectId, name: "E2E Shop Renamed" });
+    const anonymous = await api("/api/info/", { project: projectId });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual({ message: "Not authorized" });
+  });
+
+  await test.step("deactivate and delete the token", async () => {
+    const list = page.getByRole("list", { name: "Tokens" });
+    await list.getByRole("button", { name: "Deactivate token website" }).click();
+    await expect(list.getByRole("button", { name: "Activate token website" })).toBeVisible();
+    expect((await api("/api/info/", { token: secret, project: projectId })).status).not.toBe(200);
+    await snap(page, "tokens-list");
+
+    await list.getByRole("button", { name: "Delete token website" }).click();
+    const dialog = page.getByRole("dialog", { name: "Delete this token?" });
+    await dialog.getByRole("button", { name: "Delete token" }).click();
+    await expect(dialog).toBeHidden();
+    await expect(page.getByText("No tokens yet.")).toBeVisible();
+    expect((await api("/api/info/", { token: secret, project: projectId })).status).toBe(401);
+  });
+
+  await test.step("sections still to come say so", async () => {
+    for (const section of ["Collections", "Files", "Members"]) {
+      await page.getByRole("navigation", { name: "Project sections" }).getByRole("link", { name: section }).click();
+      await expect(page.getByRole("heading", { level: 2, name: section })).toBeVisible();
+      await expect(page.getByText("This dashboard page is not built yet.")).toBeVisible();
+    }
+    await snap(page, "project-members-placeholder");
+  });
+
+  await test.step("sign out ends the API session and protects the pages", async () => {
+    const cookie = (await context.cookies()).find((c) => c.name === "authjs.session-token");
+    expect(cookie).toBeTruthy();
+    const before = await fetch(`${BASE_URL}/api/user/`, { headers: { cookie: `${cookie!.name}=${cookie!.value}` } });
+    expect(before.status).toBe(200);
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await expect(page).toHaveURL(/\/signin$/);
+    // The old cookie, replayed, no longer opens Arca's session: sign-out ended it server-side.
+    const after = await fetch(`${BASE_URL}/api/user/`, { headers: { cookie: `${cookie!.name}=${cookie!.value}` } });
+    expect(after.status).toBe(401);
+
+    for (const path of ["/projects", `/projects/${projectId}/settings`, `/projects/${projectId}/tokens`, "/"]) {
+      await page.goto(path);
+      await expect(page).toHaveURL(/\/signin$/);
+    }
+  });
+});

@@ -1,0 +1,67 @@
+import { expect, test } from "@playwright/test";
+import { api, createProjectViaApi, createTokenViaApi, signUpViaApi, uniqueEmail } from "./support/api";
+import { signIn } from "./support/sign-in";
+import { snap } from "./support/screenshots";
+
+/** Cross-tenant: another user sees none of a project owner's projects, in the pages or the API. */
+test("a third user sees none of another user's projects", async ({ page }) => {
+  const password = "another long password";
+  const owner = await signUpViaApi(uniqueEmail("alice"), password);
+  await createProjectViaApi(owner, "alice-private", "Alice's private project");
+  const ownerToken = await createTokenViaApi(owner, "alice-private", { allow: { all: true } });
+  expect((await api("/api/info/", { token: ownerToken, project: "alice-private" })).status).toBe(200);
+
+  const strangerEmail = uniqueEmail("mallory");
+  await signUpViaApi(strangerEmail, password);
+  await signIn(page, strangerEmail, password);
+
+  await expect(page.getByTestId("project-quota")).toHaveText("You own 0 of 5 projects.");
+  await expect(page.getByText("No projects yet.")).toBeVisible();
+  await expect(page.getByText("alice-private")).toHaveCount(0);
+
+  for (const path of ["/projects/alice-private", "/projects/alice-private/settings", "/projects/alice-private/tokens"]) {
+    const response = await page.goto(path);
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
+  }
+  await snap(page, "not-found");
+
+  // The same through the API with the stranger's dashboard cookie.
+  const list = await page.request.get("/api/user/projects/");
+  expect(list.status()).toBe(200);
+  expect((await list.json()).items).toEqual([]);
+  expect((await page.request.get("/api/user/projects/alice-private/")).status()).toBe(404);
+  const patch = await page.request.patch("/api/user/projects/alice-private/", { data: { name: "pwned" } });
+  expect(patch.status()).toBe(404);
+  const tokens = await page.request.get("/api/collections/_tokens/documents/", { headers: { "x-project": "alice-private" } });
+  expect([401, 403, 404]).toContain(tokens.status());
+  const info = await api("/api/info/", { token: ownerToken, project: "alice-private" });
+  expect(info.body.name).toBe("Alice's private project");
+});
+
+/** The owner limit is shown before it bites, and the form gives way at the limit. */
+test("the five-project limit is shown before it is reached", async ({ page }) => {
+  const password = "yet another password";
+  const email = uniqueEmail("limit");
+  const session = await signUpViaApi(email, password);
+  for (const n of [1, 2, 3]) await createProjectViaApi(session, `limit-${n}-${Date.now().toString(36)}`);
+  await signIn(page, email, password);
+  await expect(page.getByTestId("project-quota")).toHaveText("You own 3 of 5 projects.");
+  await expect(page.getByText("2 of 5 left.", { exact: false })).toBeVisible();
+
+  await page.getByLabel("Project ID").fill("Has Capitals");
+  await expect(page.getByLabel("Project ID")).toHaveValue("has capitals");
+  await expect(page.getByText("Use 2 to 63 lowercase letters", { exact: false })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Create project" })).toBeDisabled();
+
+  await createProjectViaApi(session, `limit-4-${Date.now().toString(36)}`);
+  await page.reload();
+  await page.getByLabel("Name").fill("The fifth");
+  await page.getByRole("button", { name: "Create project" }).click();
+  await expect(page).toHaveURL(/\/projects\/the-fifth$/);
+  await page.getByRole("link", { name: "Projects", exact: true }).click();
+  await expect(page.getByTestId("project-quota")).toHaveText("You own 5 of 5 projects.");
+  await expect(page.getByRole("button", { name: "Create project" })).toHaveCount(0);
+  await expect(page.getByText("the most an account can own", { exact: false })).toBeVisible();
+  await snap(page, "projects-at-limit", { phone: true });
+});

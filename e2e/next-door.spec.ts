@@ -1,0 +1,72 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import { expect, test } from "@playwright/test";
+import { api, createProjectViaApi, createTokenViaApi, signUpViaApi, uniqueEmail } from "./support/api";
+
+/**
+ * Arca has two doors to one API: `npm start`'s custom server hands `/api/*` straight to the Hono
+ * app, while plain `next start` reaches the same app through the catch-all route handler. This
+ * starts the second door beside the first (same database, same data dir) and checks they agree.
+ */
+const NEXT_PORT = 3101;
+const NEXT_URL = `http://localhost:${NEXT_PORT}`;
+
+let next: ChildProcess | undefined;
+let exited: Promise<unknown> | undefined;
+
+test.describe("the Next door", () => {
+  test.beforeAll(async () => {
+    test.setTimeout(120_000);
+    const dataDir = process.env.E2E_DATA_DIR;
+    if (!dataDir) throw new Error("E2E_DATA_DIR is not set: run through playwright.config.ts");
+    const password = fs.readFileSync(path.join(dataDir, "postgres.password"), "utf8").trim();
+    const databaseUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${process.env.E2E_PG_PORT}/arca`;
+    const log = fs.openSync(path.resolve("e2e/artifacts/next-start.log"), "w");
+    next = spawn("npx", ["next", "start", "-p", String(NEXT_PORT)], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, ARCA_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1", PORT: String(NEXT_PORT) },
+      stdio: ["ignore", log, log],
+      detached: true,
+    });
+    exited = new Promise((resolve) => next!.once("exit", resolve));
+    const deadline = Date.now() + 90_000;
+    for (;;) {
+      if (next.exitCode !== null) throw new Error(`next start exited with ${next.exitCode}; see e2e/artifacts/next-start.log`);
+      const status = await fetch(`${NEXT_URL}/api/user/`).then((r) => r.status, () => 0);
+      if (status) break;
+      if (Date.now() > deadline) throw new Error("next start did not answer within 90 s");
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  });
+
+  test.afterAll(async () => {
+    if (!next?.pid || next.exitCode !== null) return;
+    process.kill(-next.pid, "SIGTERM");
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
+    if (next.exitCode === null && next.signalCode === null) process.kill(-next.pid, "SIGKILL");
+  });
+
+  test("both doors answer the same", async () => {
+    const session = await signUpViaApi(uniqueEmail("door"), "a door password");
+    await createProjectViaApi(session, "next-door");
+    const token = await createTokenViaApi(session, "next-door", { allow: { read: ["articles"] } });
+
+    for (const base of [NEXT_URL, process.env.E2E_BASE_URL!]) {
+      const anonymous = await api("/api/user/", { base });
+      expect(anonymous, base).toEqual({ status: 401, body: { message: "Not authorized" } });
+
+      const unknown = await api("/api/nope/", { base });
+      expect(unknown, base).toEqual({ status: 404, body: { message: "Page not found" } });
+
+      const info = await api("/api/info/", { base, token, project: "next-door" });
+      expect(info.status, base).toBe(200);
+      expect(info.body._id).toBe("next-door");
+
+      const withoutSlash = await api("/api/info", { base, token, project: "next-door" });
+      expect(withoutSlash.status, base).toBe(200);
+
+      const me = await api("/api/user/", { base, session });
+      expect(me.status, base).toBe(200);
+    }
+  });
+});
