@@ -1,0 +1,244 @@
+/**
+ * Documents benchmark: `npm run bench:documents`.
+ *
+ * Starts its own PostgreSQL (embedded, `./.bench-data`, port 54349; or `DATABASE_URL`'s server)
+ * with a fresh database, the real Arca server (`startServer`, no dashboard), seeds 100k documents
+ * with one INSERT ... SELECT generate_series, creates a simple index on `sku` through the API, then
+ * runs autocannon (10 connections, BENCH_SECONDS each, default 10) against:
+ *   create   POST /api/collections/bench/documents/
+ *   read     GET  /api/collections/bench/documents/<random id>/
+ *   list     GET  /api/collections/bench/documents/?filter={"sku":"sku-<random>"}  (10 matches)
+ * and the same three against a plain Node `http` + `pg` baseline (no auth, same SQL shape),
+ * printing req/s, p50, p99 and the ratios Arca / baseline.
+ */
+import fs from "node:fs";
+import http from "node:http";
+import os from "node:os";
+import path from "node:path";
+import autocannon from "autocannon";
+import pg from "pg";
+import { hashSecret, randomSecret } from "../lib/auth/secrets";
+import { resetConfig } from "../lib/config";
+import { startEmbeddedPostgres } from "../lib/db/embedded-postgres";
+import { migrate } from "../lib/db/migrate";
+import { connectDatabase, disconnectDatabase } from "../lib/db/pool";
+import { startServer } from "../server";
+
+const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+const CONNECTIONS = 10;
+const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS || 100_000);
+const PROJECT = "bench";
+const COLLECTION = "bench";
+
+interface Result {
+  name: string;
+  rps: number;
+  p50: number;
+  p99: number;
+  errors: number;
+  non2xx: number;
+}
+
+async function main() {
+  const { url, cleanup } = await database();
+  try {
+    await migrate(url, path.resolve("prisma/migrations"));
+    const secret = await seed(url);
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "arca-bench-"));
+    process.env.DATABASE_URL = url;
+    process.env.ARCA_DATA_DIR = dataDir;
+    resetConfig();
+    connectDatabase(url);
+    const server = await startServer({ port: 0, withDashboard: false });
+    const arca = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const headers = { "x-project": PROJECT, authorization: `Token ${secret}`, "content-type": "application/json" };
+
+    const index = await fetch(`${arca}/api/collections/${COLLECTION}/`, {
+      method: "PATCH",
+      headers,
+      body: JSON.stringify({ indexes: [{ type: "simple", property: "sku" }] }),
+    });
+    if (index.status !== 200) throw new Error(`index creation failed: ${index.status} ${await index.text()}`);
+    const analyze = new pg.Client({ connectionString: url });
+    await analyze.connect();
+    await analyze.query("ANALYZE documents");
+    await analyze.end();
+
+    const baselineServer = await startBaseline(url);
+    const baseline = `http://127.0.0.1:${(baselineServer.address() as { port: number }).port}`;
+
+    const results: { arca: Result; base: Result }[] = [];
+    for (const kind of ["create", "read", "list"] as const) {
+      const a = await run(`arca ${kind}`, arca, kind, headers);
+      const b = await run(`baseline ${kind}`, baseline, kind, {});
+      results.push({ arca: a, base: b });
+    }
+    printTable(results);
+
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+    baselineServer.closeAllConnections();
+    await new Promise((r) => baselineServer.close(r));
+    await disconnectDatabase();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  } finally {
+    await cleanup();
+  }
+}
+
+async function database(): Promise<{ url: string; cleanup: () => Promise<void> }> {
+  let adminUrl = process.env.DATABASE_URL;
+  let stop = async () => {};
+  if (!adminUrl) {
+    const pgServer = await startEmbeddedPostgres({ dataDir: path.resolve(".bench-data"), port: 54349, database: "postgres" });
+    adminUrl = pgServer.url;
+    stop = () => pgServer.stop();
+  }
+  const name = `arca_bench_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    async cleanup() {
+      const client = new pg.Client({ connectionString: adminUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
+      await client.end();
+      await stop();
+    },
+  };
+}
+
+/** A user, the project, an all-powerful token, and DOCUMENTS documents, straight in SQL. */
+async function seed(url: string): Promise<string> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  const secret = randomSecret();
+  await client.query(`INSERT INTO users (id, email, password_hash, confirmed_at) VALUES ('bench-user', 'bench@example.test', 'x', now())`);
+  await client.query(`INSERT INTO projects (id, name, owner_id, settings) VALUES ($1, 'Bench', 'bench-user', '{}')`, [PROJECT]);
+  await client.query(
+    `INSERT INTO tokens (project_id, id, name, secret_hash, permission) VALUES ($1, 'bench', 'bench', $2, '{"all": true, "read": [], "write": [], "update": [], "delete": []}')`,
+    [PROJECT, hashSecret(secret)],
+  );
+  await client.query(`INSERT INTO collections (project_id, id) VALUES ($1, $2)`, [PROJECT, COLLECTION]);
+  const started = Date.now();
+  await client.query(
+    `INSERT INTO documents (project_id, collection_id, id, data)
+     SELECT $1, $2, 'doc' || g, jsonb_build_object('_id', 'doc' || g, 'sku', 'sku-' || (g % 10000), 'n', g, 'title', 'Document number ' || g, 'tags', jsonb_build_array('a', 'b'))
+     FROM generate_series(1, $3::int) g`,
+    [PROJECT, COLLECTION, DOCUMENTS],
+  );
+  await client.query(
+    `UPDATE collections SET documents_count = (SELECT count(*) FROM documents WHERE project_id = $1 AND collection_id = $2) WHERE project_id = $1 AND id = $2`,
+    [PROJECT, COLLECTION],
+  );
+  await client.query(`UPDATE projects SET data_size = (SELECT sum(octet_length(data::text)) FROM documents WHERE project_id = $1) WHERE id = $1`, [PROJECT]);
+  console.log(`seeded ${DOCUMENTS} documents in ${Date.now() - started} ms`);
+  await client.end();
+  return secret;
+}
+
+const random = (n: number) => 1 + Math.floor(Math.random() * n);
+
+function run(name: string, base: string, kind: "create" | "read" | "list", headers: Record<string, string>): Promise<Result> {
+  const docs = `/api/collections/${COLLECTION}/documents/`;
+  const request =
+    kind === "create"
+      ? { method: "POST" as const, path: docs, setupRequest: (r: any) => ({ ...r, body: JSON.stringify({ sku: `new-${random(1000)}`, n: random(1e6), title: "Created by the benchmark" }) }) }
+      : kind === "read"
+        ? { method: "GET" as const, path: docs, setupRequest: (r: any) => ({ ...r, path: `${docs}doc${random(DOCUMENTS)}/` }) }
+        : { method: "GET" as const, path: docs, setupRequest: (r: any) => ({ ...r, path: `${docs}?filter=${encodeURIComponent(JSON.stringify({ sku: `sku-${random(9999)}` }))}` }) };
+  return new Promise((resolve, reject) => {
+    autocannon(
+      { url: base, connections: CONNECTIONS, duration: SECONDS, headers, requests: [request] },
+      (error: Error | null, result: any) => {
+        if (error) return reject(error);
+        resolve({ name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx });
+      },
+    );
+  });
+}
+
+/** The same three operations in plain Node `http` + `pg`: no framework, no auth, no validation. */
+async function startBaseline(url: string): Promise<http.Server> {
+  const pool = new pg.Pool({ connectionString: url, max: 20 });
+  let counter = 0;
+  const server = http.createServer(async (req, res) => {
+    try {
+      const u = new URL(req.url ?? "/", "http://x");
+      const parts = u.pathname.split("/").filter(Boolean); // api collections <c> documents [id]
+      const collection = parts[2];
+      if (req.method === "POST") {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        const doc = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+        doc._id = `b${Date.now().toString(16)}${(counter++).toString(16)}`;
+        const { rows } = await pool.query(
+          `WITH input AS (SELECT x.data, octet_length(x.data::text) AS size FROM (SELECT $4::jsonb AS data) x),
+           pr AS (UPDATE projects SET data_size = data_size + (SELECT size FROM input) WHERE id = $1 RETURNING id),
+           d AS (INSERT INTO documents (project_id, collection_id, id, data) SELECT $1, $2, $3, input.data FROM pr, input RETURNING id, data),
+           co AS (INSERT INTO collections (project_id, id, documents_count) SELECT $1, $2, 1 FROM d ON CONFLICT (project_id, id) DO UPDATE SET documents_count = collections.documents_count + 1),
+           ev AS (INSERT INTO document_events (project_id, collection_id, document_id, kind, after) SELECT $1, $2, id, 'created', data FROM d)
+           SELECT data FROM d`,
+          [PROJECT, collection, doc._id, JSON.stringify(doc)],
+        );
+        return send(res, 201, rows[0].data);
+      }
+      if (parts.length === 5) {
+        const { rows } = await pool.query(`SELECT data FROM documents WHERE project_id = $1 AND collection_id = $2 AND id = $3`, [PROJECT, collection, parts[4]]);
+        return rows[0] ? send(res, 200, rows[0].data) : send(res, 404, { message: "Document not found." });
+      }
+      const filter = JSON.parse(u.searchParams.get("filter") ?? "{}");
+      const value = JSON.stringify(filter.sku);
+      const { rows } = await pool.query(
+        `SELECT d.data, count(*) OVER () AS total FROM documents d
+         WHERE d.project_id = $1 AND d.collection_id = $2
+           AND ((d.data #> '{"sku"}'::text[]) = $3::jsonb OR (d.data #> '{"sku"}'::text[]) @> jsonb_build_array($3::jsonb))
+         ORDER BY d.id LIMIT 100`,
+        [PROJECT, collection, value],
+      );
+      return send(res, 200, { items: rows.map((r) => r.data), total: Number(rows[0]?.total ?? 0) });
+    } catch (error) {
+      send(res, 500, { message: String(error) });
+    }
+  });
+  server.on("close", () => void pool.end());
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return server;
+}
+
+function send(res: http.ServerResponse, status: number, body: unknown) {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) }).end(text);
+}
+
+function printTable(rows: { arca: Result; base: Result }[]) {
+  const line = (cells: (string | number)[]) => console.log(cells.map((c, i) => String(c).padEnd(i === 0 ? 10 : 14)).join(""));
+  console.log(`\n${CONNECTIONS} connections, ${SECONDS} s each, ${DOCUMENTS} documents\n`);
+  line(["op", "arca req/s", "base req/s", "ratio", "arca p50 ms", "base p50 ms", "arca p99 ms", "base p99 ms", "errors/non2xx"]);
+  for (const { arca, base } of rows) {
+    line([
+      arca.name.replace("arca ", ""),
+      arca.rps.toFixed(0),
+      base.rps.toFixed(0),
+      (arca.rps / base.rps).toFixed(2),
+      arca.p50,
+      base.p50,
+      arca.p99,
+      base.p99,
+      `${arca.errors + base.errors}/${arca.non2xx + base.non2xx}`,
+    ]);
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
