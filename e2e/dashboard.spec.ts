@@ -34,7 +34,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     // A wrong code is refused inline.
     await page.getByLabel("Confirmation code").fill("00000000");
     await page.getByRole("button", { name: "Confirm and sign in" }).click();
-    await expect(page.getByRole("alert")).toContainText("Confirmation code not found.");
+    await expect(page.getByRole("main").getByRole("alert")).toContainText("Confirmation code not found.");
 
     const code = confirmationCode(await waitForMail(email, { since }));
     await page.getByLabel("Confirmation code").fill(code);
@@ -51,14 +51,14 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await page.getByLabel("E-mail").fill(email);
     await page.getByLabel("Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
-    await expect(page.getByRole("alert")).toHaveText("Wrong credentials provided.");
+    await expect(page.getByRole("main").getByRole("alert")).toHaveText("Wrong credentials provided.");
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Sign in" }).click();
     await expect(page).toHaveURL(/\/projects$/);
   });
 
   await test.step("create a project", async () => {
-    await page.getByLabel("Name").fill("E2E Shop");
+    await page.getByLabel("Name", { exact: true }).fill("E2E Shop");
     await expect(page.getByLabel("Project ID")).toHaveValue(projectId);
     await page.getByRole("button", { name: "Create project" }).click();
     await expect(page).toHaveURL(new RegExp(`/projects/${projectId}$`));
@@ -76,7 +76,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
 
   await test.step("change settings", async () => {
     await page.goto(`/projects/${projectId}/settings`);
-    await page.getByLabel("Name").fill("E2E Shop Renamed");
+    await page.getByLabel("Name", { exact: true }).fill("E2E Shop Renamed");
     await page.getByLabel("Files size limit", { exact: true }).fill("10");
     await page.getByLabel("Orphan files TTL").fill("168h");
     await page.getByLabel("Debug log").check();
@@ -90,7 +90,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await expect(page.getByRole("button", { name: "Save settings" })).toBeDisabled();
 
     await page.reload();
-    await expect(page.getByLabel("Name")).toHaveValue("E2E Shop Renamed");
+    await expect(page.getByLabel("Name", { exact: true })).toHaveValue("E2E Shop Renamed");
     await expect(page.getByLabel("Files size limit", { exact: true })).toHaveValue("10");
     await expect(page.getByLabel("Debug log")).toBeChecked();
     const stored = await page.request.get(`/api/user/projects/${projectId}/`);
@@ -131,7 +131,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await expect(page.getByText("No tokens yet.")).toBeVisible();
     await snap(page, "tokens-empty", { phone: true });
 
-    await page.getByLabel("Name").fill("website");
+    await page.getByLabel("Name", { exact: true }).fill("website");
     await page.getByLabel("Add a collection by name").fill("articles");
     await page.getByRole("button", { name: "Add", exact: true }).click();
     await page.getByRole("checkbox", { name: "read articles" }).check();

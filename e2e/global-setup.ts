@@ -1,9 +1,10 @@
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import type { FullConfig } from "@playwright/test";
 import { startSmtpListener } from "../lib/testing/smtp-listener";
+import { stopProcessTree } from "./support/processes";
 
 /**
  * Starts what the specs run against: a real SMTP listener, then the app exactly as `npm start`
@@ -16,6 +17,8 @@ export const PG_PORT = 54359;
 
 export default async function globalSetup(_config: FullConfig) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), "arca-e2e-"));
+  // Run as root, PostgreSQL runs as the OS user `postgres` and must reach its data dir.
+  fs.chmodSync(root, 0o755);
   const dataDir = path.join(root, "data");
   const mailDir = path.join(root, "mails");
   fs.mkdirSync(mailDir, { recursive: true });
@@ -45,17 +48,18 @@ export default async function globalSetup(_config: FullConfig) {
   delete env.ARCA_SECRET;
   const log = fs.openSync(path.join(artifacts, "server.log"), "w");
   const started = Date.now();
-  // Its own process group, so teardown reaches npx, tsx and node alike.
-  const server = spawn("npx", ["tsx", "scripts/start.ts"], { env, stdio: ["ignore", log, log], detached: true });
+  const server = spawn("npx", ["tsx", "scripts/start.ts"], { env, stdio: ["ignore", log, log] });
   const exited = new Promise<number | null>((resolve) => server.once("exit", (code) => resolve(code)));
 
   try {
     await waitForServer(`http://localhost:${APP_PORT}/api/user/`, exited, 240_000);
   } catch (error) {
-    await stop(server, exited);
+    await stopProcessTree(server, exited);
     clearInterval(mailTimer);
     await smtp.close();
-    throw new Error(`${(error as Error).message}\n--- server.log ---\n${tail(path.join(artifacts, "server.log"))}`);
+    const logTail = tail(path.join(artifacts, "server.log"));
+    if (!process.env.E2E_KEEP_DATA) fs.rmSync(root, { recursive: true, force: true });
+    throw new Error(`${(error as Error).message}\n--- server.log ---\n${logTail}`);
   }
   console.log(`e2e: app up on :${APP_PORT} in ${((Date.now() - started) / 1000).toFixed(1)} s (data in ${root})`);
 
@@ -65,7 +69,7 @@ export default async function globalSetup(_config: FullConfig) {
   process.env.E2E_PG_PORT = String(PG_PORT);
 
   return async () => {
-    await stop(server, exited);
+    await stopProcessTree(server, exited);
     clearInterval(mailTimer);
     await smtp.close();
     fs.closeSync(log);
@@ -88,25 +92,6 @@ async function waitForServer(url: string, exited: Promise<number | null>, timeou
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   throw new Error(`The app did not answer ${url} within ${timeoutMs / 1000} s`);
-}
-
-/** SIGTERM to the group (the app stops its PostgreSQL), then SIGKILL if it lingers. */
-async function stop(child: ChildProcess, exited: Promise<number | null>): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null || !child.pid) return;
-  const group = -child.pid;
-  try {
-    process.kill(group, "SIGTERM");
-  } catch {
-    return;
-  }
-  const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 15_000))]);
-  if (timedOut) {
-    try {
-      process.kill(group, "SIGKILL");
-    } catch {
-      // Already gone.
-    }
-  }
 }
 
 function tail(file: string): string {

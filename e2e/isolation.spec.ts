@@ -56,7 +56,7 @@ test("the five-project limit is shown before it is reached", async ({ page }) =>
 
   await createProjectViaApi(session, `limit-4-${Date.now().toString(36)}`);
   await page.reload();
-  await page.getByLabel("Name").fill("The fifth");
+  await page.getByLabel("Name", { exact: true }).fill("The fifth");
   await page.getByRole("button", { name: "Create project" }).click();
   await expect(page).toHaveURL(/\/projects\/the-fifth$/);
   await page.getByRole("link", { name: "Projects", exact: true }).click();

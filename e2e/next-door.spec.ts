@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { stopProcessTree } from "./support/processes";
 import { api, createProjectViaApi, createTokenViaApi, signUpViaApi, uniqueEmail } from "./support/api";
 
 /**
@@ -26,7 +27,6 @@ test.describe("the Next door", () => {
     next = spawn("npx", ["next", "start", "-p", String(NEXT_PORT)], {
       env: { ...process.env, DATABASE_URL: databaseUrl, ARCA_DATA_DIR: dataDir, NEXT_TELEMETRY_DISABLED: "1", PORT: String(NEXT_PORT) },
       stdio: ["ignore", log, log],
-      detached: true,
     });
     exited = new Promise((resolve) => next!.once("exit", resolve));
     const deadline = Date.now() + 90_000;
@@ -40,10 +40,7 @@ test.describe("the Next door", () => {
   });
 
   test.afterAll(async () => {
-    if (!next?.pid || next.exitCode !== null) return;
-    process.kill(-next.pid, "SIGTERM");
-    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
-    if (next.exitCode === null && next.signalCode === null) process.kill(-next.pid, "SIGKILL");
+    if (next && exited) await stopProcessTree(next, exited);
   });
 
   test("both doors answer the same", async () => {

@@ -12,8 +12,8 @@ export function SignInForm({ callbackUrl, notice }: { callbackUrl?: string; noti
       {notice && !state.error && <Alert tone="info">{notice}</Alert>}
       {state.error && <Alert>{state.error}</Alert>}
       <input type="hidden" name="callbackUrl" value={callbackUrl ?? "/projects"} />
-      <TextField label="E-mail" name="email" type="email" autoComplete="email" required autoFocus />
-      <TextField label="Password" name="password" type="password" autoComplete="current-password" required />
+      <TextField label="E-mail" name="email" type="email" autoComplete="email" required autoFocus={!state.email} defaultValue={state.email} />
+      <TextField label="Password" name="password" type="password" autoComplete="current-password" required autoFocus={!!state.email} />
       <Button type="submit" className="w-full" disabled={pending}>
         {pending ? "Signing in..." : "Sign in"}
       </Button>

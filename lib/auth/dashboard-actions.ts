@@ -6,19 +6,21 @@ import { signIn, signOut } from "./next-auth";
 /** Server actions of the dashboard's sign-in forms (next-auth sets the cookie on the response). */
 export interface SignInState {
   error?: string;
+  /** Echoed back so the form (which React resets after an action) keeps what was typed. */
+  email?: string;
 }
 
 export async function signInAction(_previous: SignInState, form: FormData): Promise<SignInState> {
   const email = String(form.get("email") ?? "");
   const password = String(form.get("password") ?? "");
-  if (!email || !password) return { error: "Enter your e-mail and password." };
+  if (!email || !password) return { error: "Enter your e-mail and password.", email };
   try {
     await signIn("credentials", { email, password, redirectTo: safeRedirect(form.get("callbackUrl")) });
     return {};
   } catch (error) {
     // A successful sign-in "throws" Next's redirect; only next-auth's own errors are failures.
     if (error instanceof AuthError)
-      return { error: error.type === "CredentialsSignin" ? "Wrong credentials provided." : "Sign-in failed. Try again." };
+      return { error: error.type === "CredentialsSignin" ? "Wrong credentials provided." : "Sign-in failed. Try again.", email };
     throw error;
   }
 }
