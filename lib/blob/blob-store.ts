@@ -1,0 +1,107 @@
+/**
+ * Where file bytes live: a key-value store of immutable blobs, small enough that an S3 backend
+ * can implement it next to the local-disk one (CONTRACT §6, STYLE "lib/blob/").
+ *
+ * Uploads are two-phase because the caller must look at the bytes before they become visible:
+ * `stage` streams into a private temporary place while computing size and md5 and keeping the
+ * first bytes (for content-type detection); the caller then checks type and limits and either
+ * `commit`s under a key or `discard`s. `write` is both phases in one call.
+ */
+import type { Readable } from "node:stream";
+
+/** A Node stream or any async iterable of bytes (busboy's file stream, `Readable.fromWeb(...)`). */
+export type BlobSource = Readable | AsyncIterable<Uint8Array>;
+
+export interface WriteOptions {
+  /** Aborting rejects with an AbortError and leaves no bytes behind. */
+  signal?: AbortSignal;
+  /** More bytes than this rejects with BlobTooLargeError and leaves no bytes behind. */
+  maxBytes?: number;
+}
+
+export interface StageOptions extends WriteOptions {
+  /** How many leading bytes to keep in `StagedBlob.head`; DEFAULT_HEAD_BYTES if unset. */
+  headBytes?: number;
+}
+
+/** Enough for content-type detection (file-type samples 4100 bytes). */
+export const DEFAULT_HEAD_BYTES = 4100;
+
+export interface WrittenBlob {
+  size: number;
+  /** Lower-case hex, computed while the bytes streamed past. */
+  md5: string;
+}
+
+export interface StagedBlob extends WrittenBlob {
+  /** The store's own name for the pending bytes; opaque to callers. */
+  readonly id: string;
+  /** The first `headBytes` bytes (fewer if the blob is shorter). */
+  readonly head: Uint8Array;
+}
+
+export interface BlobStat {
+  size: number;
+  modifiedAt: Date;
+}
+
+/** Inclusive byte positions, the shape of `ByteRange` from lib/http/range. */
+export interface BlobRange {
+  start: number;
+  end: number;
+}
+
+export interface BlobStore {
+  stage(source: BlobSource, options?: StageOptions): Promise<StagedBlob>;
+  /** Makes staged bytes visible under `key`, replacing whatever was there, atomically. */
+  commit(staged: StagedBlob, key: string): Promise<void>;
+  /** Drops staged bytes; discarding twice is fine. */
+  discard(staged: StagedBlob): Promise<void>;
+  write(key: string, source: BlobSource, options?: WriteOptions): Promise<WrittenBlob>;
+  /** The bytes, or the inclusive range of them; undefined when there is no such blob. */
+  read(key: string, range?: BlobRange): Promise<Readable | undefined>;
+  stat(key: string): Promise<BlobStat | undefined>;
+  exists(key: string): Promise<boolean>;
+  /** Deleting a missing blob is fine: deletes are retried by sweepers and queues. */
+  delete(key: string): Promise<void>;
+  /**
+   * Removes staged bytes older than this, left by a crash between stage and commit/discard.
+   * Returns how many went. Pick an age far above the longest upload stall.
+   */
+  sweepTemp(olderThanMs: number): Promise<number>;
+}
+
+/** Thrown (rejected) when a blob outgrows `maxBytes`; the caller answers 413. */
+export class BlobTooLargeError extends Error {
+  readonly maxBytes: number;
+  constructor(maxBytes: number) {
+    super(`Blob exceeds ${maxBytes} bytes`);
+    this.name = "BlobTooLargeError";
+    this.maxBytes = maxBytes;
+  }
+}
+
+/** A key that could name something outside the store; a programming error, never user input. */
+export class InvalidBlobKeyError extends Error {
+  readonly key: string;
+  constructor(key: string, reason = "invalid blob key") {
+    super(`${reason}: ${JSON.stringify(key)}`);
+    this.name = "InvalidBlobKeyError";
+    this.key = key;
+  }
+}
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+
+/**
+ * Keys are `/`-separated segments of `[A-Za-z0-9._-]`, neither `.` nor `..`, at most 512
+ * characters: valid as S3 keys and as relative paths on any file system, with no way to spell
+ * `..`, an absolute path, a drive, a backslash or a NUL. Both stores apply the same rule so a
+ * key never works on one and fails on the other.
+ */
+export function assertBlobKey(key: string): void {
+  if (typeof key !== "string" || key.length === 0 || key.length > 512) throw new InvalidBlobKeyError(String(key));
+  for (const segment of key.split("/")) {
+    if (!SEGMENT.test(segment) || segment === "." || segment === "..") throw new InvalidBlobKeyError(key);
+  }
+}
