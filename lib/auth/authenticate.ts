@@ -4,6 +4,7 @@ import { sql } from "../db/sql";
 import { projectView, type ProjectView } from "../projects/project";
 import { normalizePermission } from "./permission";
 import type { Principal, Role } from "./principal";
+import { cachedAuthentication } from "./auth-cache";
 import { hashSecret } from "./secrets";
 import { userForSession, type PublicUser } from "./users";
 
@@ -37,6 +38,12 @@ interface ProjectAuthRow {
  * 404, no or unknown credentials 401, inactive project or non-member 403.
  */
 export async function authenticateProjectRequest(projectId: string, credentials: Credentials): Promise<ProjectRequestAuth> {
+  if (!credentials) return loadProjectRequestAuth(projectId, credentials);
+  const secret = credentials.kind === "token" ? `t:${credentials.secret}` : `s:${credentials.sessionId}`;
+  return cachedAuthentication(`${projectId}\0${hashSecret(secret)}`, () => loadProjectRequestAuth(projectId, credentials));
+}
+
+async function loadProjectRequestAuth(projectId: string, credentials: Credentials): Promise<ProjectRequestAuth> {
   const tokenHash = credentials?.kind === "token" ? hashSecret(credentials.secret) : null;
   const sessionHash = credentials?.kind === "session" ? hashSecret(credentials.sessionId) : null;
   const row = await queryOne<ProjectAuthRow>(sql`

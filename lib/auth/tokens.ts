@@ -1,5 +1,6 @@
 import { conflict, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
+import { invalidateAuthCache } from "./auth-cache";
 import { normalizePermission } from "./permission";
 import type { Allow } from "./principal";
 import { generateId, hashSecret, randomSecret } from "./secrets";
@@ -70,11 +71,13 @@ export async function updateToken(
     where: { projectId_id: { projectId, id } },
     data: { name: fields.name, isActive: fields.isActive, permission: fields.permission as object },
   });
+  invalidateAuthCache();
   return tokenView(row);
 }
 
 export async function deleteToken(projectId: string, id: string): Promise<void> {
   const { count } = await prisma().token.deleteMany({ where: { projectId, id } });
+  invalidateAuthCache();
   if (!count) throw notFound("Document not found.");
 }
 

@@ -2,6 +2,7 @@ import { conflict, forbidden, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
 import { query, transaction } from "../db/query";
 import { sql } from "../db/sql";
+import { invalidateAuthCache } from "../auth/auth-cache";
 import type { PublicUser } from "../auth/users";
 import {
   MAX_PROJECTS_PER_OWNER,
@@ -24,6 +25,13 @@ export async function listUserProjects(userId: string): Promise<ProjectView[]> {
     SELECT project_id AS id FROM members WHERE user_id = ${userId} AND is_active ORDER BY project_id`;
   const projects = await prisma().project.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { id: "asc" } });
   return projects.map(projectView);
+}
+
+/** The project as stored now (status sizes change with every write, so never from a cache). */
+export async function readProject(projectId: string): Promise<ProjectView> {
+  const project = await prisma().project.findUnique({ where: { id: projectId } });
+  if (!project) throw notFound("Project not found.");
+  return projectView(project);
 }
 
 export async function getUserProject(userId: string, projectId: string): Promise<ProjectAccess> {
@@ -89,6 +97,7 @@ async function writeProject(
     where: { id: projectId },
     data: { name: input.name, settings: input.settings as object, isActive: input.isActive },
   });
+  invalidateAuthCache();
   return projectView(row);
 }
 
@@ -102,6 +111,7 @@ export async function deleteProject(user: PublicUser, projectId: string): Promis
     await query(sql`DELETE FROM documents WHERE project_id = ${projectId}`, client);
     await query(sql`DELETE FROM projects WHERE id = ${projectId}`, client);
   });
+  invalidateAuthCache();
 }
 
 function requireManager(access: ProjectAccess): void {
