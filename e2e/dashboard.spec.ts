@@ -10,7 +10,11 @@ import { snap } from "./support/screenshots";
 test("sign up, projects, settings, tokens, sign out", async ({ page, context }) => {
   const email = uniqueEmail("owner");
   const password = "correct horse battery";
-  const projectId = "e2e-shop";
+  // Unique per run, so the spec may repeat against one server (--repeat-each).
+  const suffix = Date.now().toString(36);
+  const projectId = `shop-${suffix}`;
+  const projectName = `Shop ${suffix}`;
+  const renamed = `Shop ${suffix} renamed`;
 
   await test.step("a protected page sends a visitor to sign-in", async () => {
     await page.goto("/projects");
@@ -58,31 +62,31 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
   });
 
   await test.step("create a project", async () => {
-    await page.getByLabel("Name", { exact: true }).fill("E2E Shop");
+    await page.getByLabel("Name", { exact: true }).fill(projectName);
     await expect(page.getByLabel("Project ID")).toHaveValue(projectId);
     await page.getByRole("button", { name: "Create project" }).click();
     await expect(page).toHaveURL(new RegExp(`/projects/${projectId}$`));
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("E2E Shop");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(projectName);
     await expect(page.getByTestId("status-data-size")).toHaveText("0 B");
     await expect(page.getByTestId("status-files-size")).toHaveText("0 B");
     await snap(page, "project-overview", { phone: true });
 
     await page.getByRole("link", { name: "Projects", exact: true }).click();
     await expect(page.getByTestId("project-quota")).toHaveText("You own 1 of 5 projects.");
-    await expect(page.getByRole("link", { name: /E2E Shop/ })).toBeVisible();
+    await expect(page.getByRole("link", { name: new RegExp(projectName) })).toBeVisible();
     await expect(page.getByText("4 of 5 left.", { exact: false })).toBeVisible();
     await snap(page, "projects", { phone: true });
   });
 
   await test.step("change settings", async () => {
     await page.goto(`/projects/${projectId}/settings`);
-    await page.getByLabel("Name", { exact: true }).fill("E2E Shop Renamed");
+    await page.getByLabel("Name", { exact: true }).fill(renamed);
     await page.getByLabel("Files size limit", { exact: true }).fill("10");
     await page.getByLabel("Orphan files TTL").fill("168h");
     await page.getByLabel("Debug log").check();
     await page.getByRole("button", { name: "Save settings" }).click();
     await expect(page.getByText("Settings saved.")).toBeVisible();
-    await expect(page.getByRole("heading", { level: 1 })).toHaveText("E2E Shop Renamed");
+    await expect(page.getByRole("heading", { level: 1 })).toHaveText(renamed);
 
     // A bad duration is caught before it is sent.
     await page.getByLabel("Orphan files TTL").fill("a week");
@@ -90,13 +94,13 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await expect(page.getByRole("button", { name: "Save settings" })).toBeDisabled();
 
     await page.reload();
-    await expect(page.getByLabel("Name", { exact: true })).toHaveValue("E2E Shop Renamed");
+    await expect(page.getByLabel("Name", { exact: true })).toHaveValue(renamed);
     await expect(page.getByLabel("Files size limit", { exact: true })).toHaveValue("10");
     await expect(page.getByLabel("Debug log")).toBeChecked();
     const stored = await page.request.get(`/api/user/projects/${projectId}/`);
     expect(stored.status()).toBe(200);
     const project = await stored.json();
-    expect(project.name).toBe("E2E Shop Renamed");
+    expect(project.name).toBe(renamed);
     expect(project.settings).toMatchObject({ debug: true, files_size_limit: 10 * 1024 * 1024, orphan_files_ttl: "168h" });
     await expect(page.getByTestId("settings-data-size")).toHaveText("0 B");
     await snap(page, "project-settings", { phone: true });
@@ -155,7 +159,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
   await test.step("the token works from outside the browser", async () => {
     const info = await api("/api/info/", { token: secret, project: projectId });
     expect(info.status).toBe(200);
-    expect(info.body).toMatchObject({ _id: projectId, name: "E2E Shop Renamed" });
+    expect(info.body).toMatchObject({ _id: projectId, name: renamed });
     const anonymous = await api("/api/info/", { project: projectId });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual({ message: "Not authorized" });

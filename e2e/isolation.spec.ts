@@ -6,10 +6,11 @@ import { snap } from "./support/screenshots";
 /** Cross-tenant: another user sees none of a project owner's projects, in the pages or the API. */
 test("a third user sees none of another user's projects", async ({ page }) => {
   const password = "another long password";
+  const privateId = `alice-${Date.now().toString(36)}`;
   const owner = await signUpViaApi(uniqueEmail("alice"), password);
-  await createProjectViaApi(owner, "alice-private", "Alice's private project");
-  const ownerToken = await createTokenViaApi(owner, "alice-private", { allow: { all: true } });
-  expect((await api("/api/info/", { token: ownerToken, project: "alice-private" })).status).toBe(200);
+  await createProjectViaApi(owner, privateId, "Alice's private project");
+  const ownerToken = await createTokenViaApi(owner, privateId, { allow: { all: true } });
+  expect((await api("/api/info/", { token: ownerToken, project: privateId })).status).toBe(200);
 
   const strangerEmail = uniqueEmail("mallory");
   await signUpViaApi(strangerEmail, password);
@@ -17,9 +18,9 @@ test("a third user sees none of another user's projects", async ({ page }) => {
 
   await expect(page.getByTestId("project-quota")).toHaveText("You own 0 of 5 projects.");
   await expect(page.getByText("No projects yet.")).toBeVisible();
-  await expect(page.getByText("alice-private")).toHaveCount(0);
+  await expect(page.getByText(privateId)).toHaveCount(0);
 
-  for (const path of ["/projects/alice-private", "/projects/alice-private/settings", "/projects/alice-private/tokens"]) {
+  for (const path of [`/projects/${privateId}`, `/projects/${privateId}/settings`, `/projects/${privateId}/tokens`]) {
     const response = await page.goto(path);
     expect(response?.status()).toBe(404);
     await expect(page.getByRole("heading", { name: "Not found" })).toBeVisible();
@@ -30,12 +31,12 @@ test("a third user sees none of another user's projects", async ({ page }) => {
   const list = await page.request.get("/api/user/projects/");
   expect(list.status()).toBe(200);
   expect((await list.json()).items).toEqual([]);
-  expect((await page.request.get("/api/user/projects/alice-private/")).status()).toBe(404);
-  const patch = await page.request.patch("/api/user/projects/alice-private/", { data: { name: "pwned" } });
+  expect((await page.request.get(`/api/user/projects/${privateId}/`)).status()).toBe(404);
+  const patch = await page.request.patch(`/api/user/projects/${privateId}/`, { data: { name: "pwned" } });
   expect(patch.status()).toBe(404);
-  const tokens = await page.request.get("/api/collections/_tokens/documents/", { headers: { "x-project": "alice-private" } });
+  const tokens = await page.request.get("/api/collections/_tokens/documents/", { headers: { "x-project": privateId } });
   expect([401, 403, 404]).toContain(tokens.status());
-  const info = await api("/api/info/", { token: ownerToken, project: "alice-private" });
+  const info = await api("/api/info/", { token: ownerToken, project: privateId });
   expect(info.body.name).toBe("Alice's private project");
 });
 
@@ -56,9 +57,10 @@ test("the five-project limit is shown before it is reached", async ({ page }) =>
 
   await createProjectViaApi(session, `limit-4-${Date.now().toString(36)}`);
   await page.reload();
-  await page.getByLabel("Name", { exact: true }).fill("The fifth");
+  const fifth = `fifth ${Date.now().toString(36)}`;
+  await page.getByLabel("Name", { exact: true }).fill(fifth);
   await page.getByRole("button", { name: "Create project" }).click();
-  await expect(page).toHaveURL(/\/projects\/the-fifth$/);
+  await expect(page).toHaveURL(new RegExp(`/projects/${fifth.replace(" ", "-")}$`));
   await page.getByRole("link", { name: "Projects", exact: true }).click();
   await expect(page.getByTestId("project-quota")).toHaveText("You own 5 of 5 projects.");
   await expect(page.getByRole("button", { name: "Create project" })).toHaveCount(0);

@@ -45,8 +45,9 @@ test.describe("the Next door", () => {
 
   test("both doors answer the same", async () => {
     const session = await signUpViaApi(uniqueEmail("door"), "a door password");
-    await createProjectViaApi(session, "next-door");
-    const token = await createTokenViaApi(session, "next-door", { allow: { read: ["articles"] } });
+    const project = `door-${Date.now().toString(36)}`;
+    await createProjectViaApi(session, project);
+    const token = await createTokenViaApi(session, project, { allow: { read: ["articles"] } });
 
     for (const base of [NEXT_URL, process.env.E2E_BASE_URL!]) {
       const anonymous = await api("/api/user/", { base });
@@ -55,11 +56,11 @@ test.describe("the Next door", () => {
       const unknown = await api("/api/nope/", { base });
       expect(unknown, base).toEqual({ status: 404, body: { message: "Page not found" } });
 
-      const info = await api("/api/info/", { base, token, project: "next-door" });
+      const info = await api("/api/info/", { base, token, project });
       expect(info.status, base).toBe(200);
-      expect(info.body._id).toBe("next-door");
+      expect(info.body._id).toBe(project);
 
-      const withoutSlash = await api("/api/info", { base, token, project: "next-door" });
+      const withoutSlash = await api("/api/info", { base, token, project });
       expect(withoutSlash.status, base).toBe(200);
 
       const me = await api("/api/user/", { base, session });

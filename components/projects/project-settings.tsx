@@ -63,7 +63,7 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
   return (
     <Card title="Settings">
       <form onSubmit={submit} className="space-y-5" noValidate>
-        <fieldset disabled={!canEdit} className="space-y-5">
+        <fieldset disabled={!canEdit} className="min-w-0 space-y-5">
           {update.error && <Alert>{describeError(update.error)}</Alert>}
           {saved && !update.isPending && <Alert tone="success">Settings saved.</Alert>}
           <TextField

@@ -23,7 +23,7 @@ export function ProjectsView({ ownedCount, limit }: { ownedCount: number; limit:
         </div>
       </div>
 
-      <div className="mt-6 grid gap-6 lg:grid-cols-[1fr_22rem]">
+      <div className="mt-6 grid items-start gap-6 lg:grid-cols-[1fr_22rem] [&>*]:min-w-0">
         <section aria-labelledby="project-list-heading">
           <h2 id="project-list-heading" className="sr-only">
             Your projects

@@ -28,7 +28,10 @@ export function PermissionMatrix({
   const [extra, setExtra] = useState<string[]>([]);
   const [typed, setTyped] = useState("");
   const [typedError, setTypedError] = useState<string | undefined>();
-  const rows = [...new Set([...collections, ...extra])];
+  // The project's own collections first, then the system ones (`_files`, `_users`, ...).
+  const rows = [...new Set([...collections, ...extra])].sort(
+    (a, b) => Number(a.startsWith("_")) - Number(b.startsWith("_")) || a.localeCompare(b),
+  );
 
   const set = (collection: string, action: TokenAction, value: boolean) =>
     onMatrixChange({ ...matrix, [collection]: { ...emptyRow(), ...matrix[collection], [action]: value } });
@@ -47,7 +50,7 @@ export function PermissionMatrix({
   }
 
   return (
-    <fieldset className="space-y-3">
+    <fieldset className="min-w-0 space-y-3">
       <legend className="text-sm font-medium text-slate-700">Permissions</legend>
       <label className="flex items-start gap-3 rounded-md border border-slate-200 p-3">
         <input type="checkbox" checked={all} onChange={(e) => onAllChange(e.target.checked)} className="mt-0.5 h-4 w-4 accent-indigo-600" />

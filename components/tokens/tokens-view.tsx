@@ -12,7 +12,7 @@ import { TokenSecret } from "./token-secret";
 export function TokensView({ projectId }: { projectId: string }) {
   const [created, setCreated] = useState<CreatedToken | undefined>();
   return (
-    <div className="grid gap-6 lg:grid-cols-[1fr_26rem]">
+    <div className="grid items-start gap-6 lg:grid-cols-[1fr_26rem] [&>*]:min-w-0">
       <TokenList projectId={projectId} />
       <div>
         {created ? (
