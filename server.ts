@@ -3,6 +3,7 @@ import { parse } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { apiApp } from "./lib/api/app";
+import { startFileWorkers } from "./lib/files/file-workers";
 
 /**
  * `npm start`'s server, the fast door: `/api/*` goes straight to the Hono app (Next's route
@@ -23,6 +24,8 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   });
   server.keepAliveTimeout = 65_000;
+  const fileWorkers = startFileWorkers();
+  server.on("close", () => void fileWorkers.stop());
   await new Promise<void>((resolve) => server.listen(options.port, resolve));
   return server;
 }

@@ -5,6 +5,7 @@ import { projectRoutes } from "../http/project-routes";
 import { readRequestContext } from "../http/request-context";
 import { bindCollectionsApi } from "./collections";
 import { bindDocumentsApi } from "./documents";
+import { bindFilesApi } from "./files";
 import { bindInfoApi } from "./info";
 import { bindInvitationsApi } from "./invitations";
 import { bindMembersApi } from "./members";
@@ -33,6 +34,7 @@ export function createApiApp(): Hono<ApiEnv> {
   bindTokensApi(project);
   // Generic collection and document routes: they step aside (next()) for system collections
   // with their own routes, wherever those are bound. Documents before collections.
+  bindFilesApi(project); // before documents: `.../content/` paths are bytes, not properties
   bindDocumentsApi(project);
   bindCollectionsApi(project);
   bindMembersApi(project);

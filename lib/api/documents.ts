@@ -17,7 +17,9 @@ import { badRequest, forbidden, notFound } from "../errors";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonObject } from "../http/json-body";
-import { isMultipart, readMultipart } from "../http/multipart-body";
+import { isMultipart } from "../http/multipart-body";
+import { currentFileValue } from "../files/files-collection";
+import { readDocumentMultipart, uploadedDocument } from "./document-uploads";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { readListQuery, type ListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
@@ -76,7 +78,10 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
       },
       async (c) => {
         const collectionId = collection(c, "write");
-        const doc = await createDocument(scope(c), { collectionId, body: await readDocumentBody(c) });
+        const body = await readDocumentBody(c);
+        const uploaded = await uploadedDocument(c, collectionId, { kind: "create" }, body);
+        if (uploaded) return uploaded;
+        const doc = await createDocument(scope(c), { collectionId, body });
         return c.json(doc, 201);
       },
     ),
@@ -90,19 +95,27 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
   app.post(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "write", id);
-    return c.json(await createDocument(scope(c), { collectionId, id, body: await readDocumentBody(c) }), 201);
+    const body = await readDocumentBody(c);
+    const uploaded = await uploadedDocument(c, collectionId, { kind: "create", id }, body);
+    if (uploaded) return uploaded;
+    return c.json(await createDocument(scope(c), { collectionId, id, body }), 201);
   });
   app.put(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "write", id, false);
     const body = await readDocumentBody(c);
+    const uploaded = await uploadedDocument(c, collectionId, { kind: "save", id, authorize: (action) => allow(c, action, collectionId, id) }, body);
+    if (uploaded) return uploaded;
     const { doc, created } = await saveDocument(scope(c), { collectionId, id, body, authorize: (action) => allow(c, action, collectionId, id) });
     return c.json(doc, created ? 201 : 200);
   });
   app.patch(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);
-    return c.json(await patchDocument(scope(c), { collectionId, id, patch: await readDocumentBody(c) }));
+    const patch = await readDocumentBody(c);
+    const uploaded = await uploadedDocument(c, collectionId, { kind: "patch", id }, patch);
+    if (uploaded) return uploaded;
+    return c.json(await patchDocument(scope(c), { collectionId, id, patch }));
   });
   app.delete(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
@@ -115,12 +128,14 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const collectionId = collection(c, "read", id);
     const { doc, schema } = await getDocument(scope(c), { collectionId, id });
     const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, [doc], readable(c));
-    return c.json(readProperty(resolved, propertyPath(c)) as object);
+    return c.json((await currentFileValue(c.get("project")._id, collectionId, id, readProperty(resolved, propertyPath(c)))) as object);
   });
   app.put(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);
-    const value = isMultipart(c.req.raw) ? await readMultipart(c.req.raw) : await readJsonBody(c);
+    const value = isMultipart(c.req.raw) ? await readDocumentMultipart(c) : await readJsonBody(c);
+    const uploaded = await uploadedDocument(c, collectionId, { kind: "set", id, path: propertyPath(c) }, value as Record<string, unknown>);
+    if (uploaded) return uploaded;
     return c.json(await setDocumentProperty(scope(c), { collectionId, id, path: propertyPath(c), value }));
   });
   app.delete(`${BASE}/:id/:path{.+}`, async (c) => {
@@ -198,5 +213,5 @@ function filterOf(body: Record<string, unknown>): Record<string, unknown> | unde
 
 /** A document body: JSON (payload envelope unwrapped) or multipart of JSON literals. */
 async function readDocumentBody(c: Context<ApiEnv>): Promise<Record<string, unknown>> {
-  return isMultipart(c.req.raw) ? readMultipart(c.req.raw) : readJsonObject(c);
+  return isMultipart(c.req.raw) ? readDocumentMultipart(c) : readJsonObject(c);
 }

@@ -1,5 +1,6 @@
 import { sql } from "../db/sql";
-import { queryOne, transaction } from "../db/query";
+import { onCommit, queryOne, transaction } from "../db/query";
+import { scheduleBlobDeletions } from "../files/blob-deletions";
 import { forbidden, notFound } from "../errors";
 import { forgetCollectionState } from "../documents/collection-state";
 import { deleteDocumentsWhere } from "../documents/document-statements";
@@ -23,6 +24,7 @@ export async function deleteCollection(projectId: string, id: string): Promise<v
          UPDATE projects SET files_size = greatest(0, files_size - (SELECT coalesce(sum(size), 0) FROM f)) WHERE id = $1`,
         [projectId, id],
       );
+      onCommit(client, () => scheduleBlobDeletions(projectId));
       await dropCollectionIndexes(client, projectId, id);
       await client.query("DELETE FROM collections WHERE project_id = $1 AND id = $2", [projectId, id]);
     });

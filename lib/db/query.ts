@@ -24,15 +24,33 @@ export async function queryOne<Row extends pg.QueryResultRow = Record<string, un
 /** Runs `work` in one transaction; rolls back on any error and rethrows it. */
 export async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool().connect();
+  const committed: (() => void)[] = [];
   try {
     await client.query("BEGIN");
+    afterCommit.set(client, committed);
     const result = await work(client);
     await client.query("COMMIT");
+    afterCommit.delete(client);
+    for (const fn of committed) fn();
     return result;
   } catch (error) {
+    afterCommit.delete(client);
     await client.query("ROLLBACK").catch(() => {});
     throw error;
   } finally {
     client.release();
   }
+}
+
+const afterCommit = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `fn` once what `db` wrote is committed: after COMMIT for the client of an open
+ * `transaction`, at once (next microtask) for the autocommitting pool; never after a rollback.
+ * For side effects that must not see uncommitted state (deleting the bytes of deleted files).
+ */
+export function onCommit(db: Queryable, fn: () => void): void {
+  const list = afterCommit.get(db);
+  if (list) list.push(fn);
+  else queueMicrotask(fn);
 }

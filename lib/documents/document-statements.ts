@@ -1,6 +1,9 @@
 import { conflict, paymentRequired } from "../errors";
 import { sql, type Sql } from "../db/sql";
-import { query, queryOne, type Queryable } from "../db/query";
+import { onCommit, query, queryOne, type Queryable } from "../db/query";
+import { scheduleBlobDeletions } from "../files/blob-deletions";
+import { fileIdsIn } from "../files/file-record";
+import { releaseDroppedFiles } from "../files/file-rows";
 import type { ProjectScope } from "../collections/collection";
 import { schemaGuard, StaleCollectionState, type CollectionState } from "./collection-state";
 
@@ -67,7 +70,11 @@ export async function replaceDocument(db: Queryable, scope: ProjectScope, collec
     )
     SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
   );
-  if (row.data) return row.data;
+  if (row.data) {
+    // A file property replaced or removed: its record goes in this transaction, its bytes after.
+    await releaseDroppedFiles(db, projectId, collectionId, id, before, row.data);
+    return row.data;
+  }
   if (!row.fresh) throw new StaleCollectionState();
   throw paymentRequired(LIMIT_MESSAGE);
 }
@@ -101,6 +108,7 @@ export async function deleteDocumentsWhere(db: Queryable, projectId: string, col
     SELECT data FROM d`,
     db,
   );
+  if (rows.some((r) => fileIdsIn(r.data).size > 0)) onCommit(db, () => scheduleBlobDeletions(projectId));
   return rows.map((r) => r.data);
 }
 

@@ -37,7 +37,8 @@ export async function readMultipart(request: Request, options: MultipartOptions 
   if (!request.body) return {};
   let parser: busboy.Busboy;
   try {
-    parser = busboy({ headers, limits: { fieldSize: options.fieldSizeLimit ?? 16 * 1024 * 1024 } });
+    // defParamCharset: file names are UTF-8 (busboy's default, latin1, garbles "résumé.pdf").
+    parser = busboy({ headers, defParamCharset: "utf8", limits: { fieldSize: options.fieldSizeLimit ?? 16 * 1024 * 1024 } });
   } catch {
     throw badRequest("Malformed multipart body");
   }

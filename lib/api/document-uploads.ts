@@ -1,0 +1,37 @@
+import type { Context } from "hono";
+import { readUploadBody } from "../files/upload-files";
+import type { StagedUploads } from "../files/staged-uploads";
+import { writeDocumentWithFiles, type DocumentWrite } from "../files/write-document-files";
+import type { ApiEnv } from "../http/env";
+
+/**
+ * File parts on the documents routes (CONTRACT §5-6). `readDocumentMultipart` replaces
+ * `readMultipart` there: it streams file parts to temp files and remembers them for the request;
+ * a handler then asks `uploadedDocument` whether to finish the write with the files (one
+ * transaction for records, sizes and the document) or to go on as a plain JSON-literal body.
+ */
+const uploadsOf = new WeakMap<Request, StagedUploads>();
+
+export async function readDocumentMultipart(c: Context<ApiEnv>): Promise<Record<string, unknown>> {
+  const { fields, uploads } = await readUploadBody(c.req.raw);
+  if (uploads.count > 0) uploadsOf.set(c.req.raw, uploads);
+  return fields;
+}
+
+/** The response of a write that carried files, or undefined when the body had none. */
+export async function uploadedDocument(
+  c: Context<ApiEnv>,
+  collectionId: string,
+  write: DocumentWrite,
+  fields: Record<string, unknown>,
+): Promise<Response | undefined> {
+  const uploads = uploadsOf.get(c.req.raw);
+  if (!uploads) return undefined;
+  const project = c.get("project");
+  const { doc, created } = await writeDocumentWithFiles(
+    { projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0, filesSizeLimit: project.settings.files_size_limit ?? 0 },
+    { collectionId, write, fields, uploads },
+  );
+  return c.json(doc, write.kind === "create" || (write.kind === "save" && created) ? 201 : 200);
+}
+

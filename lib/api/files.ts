@@ -1,0 +1,105 @@
+import type { Context, Next } from "hono";
+import { can } from "../auth/can";
+import type { Action } from "../auth/principal";
+import { readProperty } from "../documents/document-property";
+import { getDocument } from "../documents/get-document";
+import { badRequest, forbidden, notFound } from "../errors";
+import { fileResponse } from "../files/file-response";
+import { FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRow } from "../files/file-record";
+import { deleteFile, findDocumentFile, findFile, listFiles, uploadToFiles } from "../files/files-collection";
+import { readUploadBody } from "../files/upload-files";
+import type { ApiEnv } from "../http/env";
+import { isMultipart } from "../http/multipart-body";
+import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { listInMemory } from "../lists/list-in-memory";
+import { readListQuery } from "../lists/list-query";
+import { pageOf } from "../lists/page";
+
+/**
+ * Files (CONTRACT §6). Bound before the documents routes, so a `.../content/` path reaches the
+ * bytes before the generic property route reads it as a property named "content".
+ *   GET    /collections/_files/documents/                       list the records
+ *   POST   /collections/_files/documents/                       upload (part `file`), 201
+ *   GET    /collections/_files/documents/:id/                   the record
+ *   GET    /collections/_files/documents/:id/content/           the bytes (HEAD, Range, conditionals)
+ *   POST   /collections/_files/documents/:id/                   upload with that id, 201 (taken: 409)
+ *   PUT    /collections/_files/documents/:id/                   upload: 201 created / 200 replaced
+ *   DELETE /collections/_files/documents/:id/                   delete (unsets its document's property), 204
+ *   GET    /collections/:c/documents/:id/<field path>/content/  the bytes of the file a property holds
+ * Uploads into document properties ride on the documents routes (lib/api/document-uploads.ts).
+ */
+const FILES = "/collections/_files/documents";
+
+export function bindFilesApi(routes: ProjectRoutes): void {
+  routes.get(FILES, async (c) => {
+    allow(c, "read", FILES_COLLECTION);
+    const query = readListQuery(new URL(c.req.url).searchParams);
+    const { items, total } = listInMemory((await listFiles(projectId(c))) as unknown as Record<string, unknown>[], query, ["name"]);
+    return c.json(pageOf(items, total, query, c.req.url));
+  });
+  routes.post(FILES, (c) => upload(c, undefined, false));
+  routes.get(`${FILES}/:id`, async (c) => c.json(fileRecord(await readableFile(c))));
+  routes.get(`${FILES}/:id/content`, async (c) => fileResponse(c.req.raw, await readableFile(c)));
+  routes.post(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), false));
+  routes.put(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), true));
+  routes.delete(`${FILES}/:id`, async (c) => {
+    const project = c.get("project");
+    await deleteFile({ projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 }, pathParam(c, "id"), (row) => {
+      const principal = c.get("principal");
+      const viaDocument = row.collection_id !== FILES_COLLECTION && can(principal, "update", { collection: row.collection_id, documentId: row.document_id });
+      if (!viaDocument) allow(c, "delete", FILES_COLLECTION, row.id);
+    });
+    return c.body(null, 204);
+  });
+  routes.get("/collections/:collection/documents/:id/:path{.+}/content", propertyContent);
+}
+
+/** The bytes of the file a document property holds; any other value: the property route's turn. */
+async function propertyContent(c: Context<ApiEnv>, next: Next) {
+  const collectionId = pathParam(c, "collection");
+  const id = pathParam(c, "id");
+  if (collectionId.startsWith("_")) return next();
+  allow(c, "read", collectionId, id);
+  const { doc } = await getDocument({ projectId: projectId(c), dataSizeLimit: 0 }, { collectionId, id });
+  const path = pathParam(c, "path").split("/").filter(Boolean).map(decodeURIComponent);
+  let value: unknown;
+  try {
+    value = readProperty(doc, path);
+  } catch {
+    return next();
+  }
+  if (!isFileRecordShape(value)) return next();
+  const row = await findDocumentFile(projectId(c), collectionId, id, value._id);
+  if (!row) throw notFound("File not found.");
+  return fileResponse(c.req.raw, row);
+}
+
+/** A `_files` record the caller may read: read on `_files`, or read on the file's own document. */
+async function readableFile(c: Context<ApiEnv>): Promise<FileRow> {
+  const row = await findFile(projectId(c), pathParam(c, "id"));
+  if (!row) throw notFound("Document not found.");
+  const principal = c.get("principal");
+  if (can(principal, "read", { collection: FILES_COLLECTION, documentId: row.id })) return row;
+  if (row.collection_id !== FILES_COLLECTION && can(principal, "read", { collection: row.collection_id, documentId: row.document_id })) return row;
+  throw forbidden(`Not allowed to read in collection ${FILES_COLLECTION}`);
+}
+
+async function upload(c: Context<ApiEnv>, id: string | undefined, replace: boolean) {
+  if (!isMultipart(c.req.raw)) throw badRequest("Upload a file as multipart/form-data with a part named file");
+  if (!replace) allow(c, "write", FILES_COLLECTION, id);
+  const { fields, uploads } = await readUploadBody(c.req.raw);
+  const project = c.get("project");
+  const { record, created } = await uploadToFiles(
+    { projectId: project._id, filesSizeLimit: project.settings.files_size_limit ?? 0 },
+    { id, replace, fields, uploads, authorize: (action) => allow(c, action, FILES_COLLECTION, id) },
+  );
+  return c.json(record, created ? 201 : 200);
+}
+
+function allow(c: Context<ApiEnv>, action: Action, collection: string, documentId?: string): void {
+  if (!can(c.get("principal"), action, { collection, documentId })) throw forbidden(`Not allowed to ${action} in collection ${collection}`);
+}
+
+function projectId(c: Context<ApiEnv>): string {
+  return c.get("project")._id;
+}

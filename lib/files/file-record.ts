@@ -1,0 +1,83 @@
+/**
+ * The file record of `_files` (CONTRACT §6, seed "File record"): exactly nine keys, `size` in
+ * bytes, datetimes `YYYY-MM-DDThh:mm:ss.ffZ` (UTC, two fractional digits).
+ *
+ * A document's file property holds a copy of this record, written with the upload. The `files`
+ * table is the authority: a property path and `_files` both answer from it, and content is only
+ * ever looked up by (project, collection, document, file id), so a record forged into a
+ * document's JSON cannot reach another document's bytes.
+ */
+export interface FileRow {
+  project_id: string;
+  id: string;
+  collection_id: string;
+  document_id: string;
+  property: string;
+  name: string;
+  content_type: string;
+  size: number;
+  md5: string;
+  blob_key: string;
+  date_created: Date;
+  last_access: Date;
+}
+
+export interface FileRecord {
+  _id: string;
+  collection_id: string;
+  content_type: string;
+  date_created: string;
+  document_id: string;
+  last_access: string;
+  md5: string;
+  name: string;
+  size: number;
+}
+
+/** The collection id of files uploaded straight into `_files` (their `document_id` is ""). */
+export const FILES_COLLECTION = "_files";
+
+export const FILE_COLUMNS =
+  "project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access";
+
+export function fileRecord(row: FileRow): FileRecord {
+  return {
+    _id: row.id,
+    collection_id: row.collection_id,
+    content_type: row.content_type,
+    date_created: formatFileDate(row.date_created),
+    document_id: row.document_id,
+    last_access: formatFileDate(row.last_access),
+    md5: row.md5,
+    name: row.name,
+    size: Number(row.size),
+  };
+}
+
+/** `2024-05-01T12:34:56.78Z`: centiseconds, truncated (never rounded into the next second). */
+export function formatFileDate(date: Date): string {
+  const iso = date.toISOString(); // 2024-05-01T12:34:56.789Z
+  return `${iso.slice(0, 22)}Z`;
+}
+
+/** Something in a document that looks like a file record (the shape, not the authority). */
+export function isFileRecordShape(value: unknown): value is FileRecord {
+  if (!value || typeof value !== "object" || Array.isArray(value)) return false;
+  const v = value as Record<string, unknown>;
+  return typeof v._id === "string" && typeof v.md5 === "string" && typeof v.content_type === "string" && typeof v.collection_id === "string" && "document_id" in v;
+}
+
+/** The `_id`s of every file record a document holds, at any depth. */
+export function fileIdsIn(doc: unknown, out: Set<string> = new Set()): Set<string> {
+  if (!doc || typeof doc !== "object") return out;
+  if (Array.isArray(doc)) {
+    for (const item of doc) fileIdsIn(item, out);
+    return out;
+  }
+  if (isFileRecordShape(doc)) {
+    out.add(doc._id);
+    return out;
+  }
+  for (const value of Object.values(doc)) if (value && typeof value === "object") fileIdsIn(value, out);
+  return out;
+}

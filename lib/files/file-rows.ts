@@ -1,0 +1,84 @@
+import { onCommit, query, queryOne, type Queryable } from "../db/query";
+import { raw, sql, type Sql } from "../db/sql";
+import { paymentRequired } from "../errors";
+import { scheduleBlobDeletions } from "./blob-deletions";
+import { FILE_COLUMNS, fileIdsIn, type FileRow } from "./file-record";
+
+export const FILES_LIMIT_MESSAGE = "Project files size limit exceeded";
+
+/**
+ * Inserts file records and adds their sizes to `projects.files_size` with one relative UPDATE
+ * (exact under any concurrency), refusing with 402 past `files_size_limit` (0 = none). Deletes
+ * the upload's "pending" markers in `blob_deletions` in the same transaction: once this
+ * commits, the blobs belong to their records.
+ */
+export async function insertFileRows(db: Queryable, rows: FileRow[], filesSizeLimit: number, markerIds: string[]): Promise<void> {
+  if (rows.length === 0) return;
+  const projectId = rows[0].project_id;
+  const total = rows.reduce((sum, r) => sum + r.size, 0);
+  const updated = await queryOne(
+    sql`UPDATE projects SET files_size = files_size + ${total}::bigint
+        WHERE id = ${projectId} AND (${filesSizeLimit}::bigint <= 0 OR files_size + ${total}::bigint <= ${filesSizeLimit}::bigint)
+        RETURNING files_size`,
+    db,
+  );
+  if (!updated) throw paymentRequired(FILES_LIMIT_MESSAGE);
+  const column = <K extends keyof FileRow>(key: K) => rows.map((r) => r[key]);
+  await query(
+    sql`INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access)
+        SELECT * FROM unnest(${column("project_id")}::text[], ${column("id")}::text[], ${column("collection_id")}::text[], ${column("document_id")}::text[],
+          ${column("property")}::text[], ${column("name")}::text[], ${column("content_type")}::text[], ${column("size")}::bigint[], ${column("md5")}::text[],
+          ${column("blob_key")}::text[], ${column("date_created")}::timestamptz[], ${column("last_access")}::timestamptz[])`,
+    db,
+  );
+  if (markerIds.length) await query(sql`DELETE FROM blob_deletions WHERE id = ANY(${markerIds}::bigint[])`, db);
+}
+
+/**
+ * Deletes the project's file records matching `where` (over `files` columns): their blobs are
+ * queued for deletion and their sizes subtracted, in the caller's transaction; the bytes go
+ * after commit. Returns the deleted rows.
+ */
+export async function deleteFileRows(db: Queryable, projectId: string, where: Sql): Promise<FileRow[]> {
+  const rows = await query<FileRow>(
+    sql`WITH f AS (
+      DELETE FROM files WHERE project_id = ${projectId} AND ${where} RETURNING *
+    ), bd AS (
+      INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
+    ), pr AS (
+      UPDATE projects SET files_size = greatest(0, files_size - (SELECT coalesce(sum(size), 0) FROM f))
+      WHERE id = ${projectId} AND EXISTS (SELECT 1 FROM f)
+    )
+    SELECT ${rawColumns} FROM f`,
+    db,
+  );
+  if (rows.length) onCommit(db, () => scheduleBlobDeletions(projectId));
+  return rows;
+}
+
+const rawColumns = raw(FILE_COLUMNS);
+
+/**
+ * After a document write: the files the document held before and holds no more (a replaced or
+ * removed file property) are deleted with it. Costs nothing for documents without files.
+ */
+export async function releaseDroppedFiles(
+  db: Queryable,
+  projectId: string,
+  collectionId: string,
+  documentId: string,
+  before: Record<string, unknown>,
+  after: Record<string, unknown>,
+): Promise<void> {
+  const had = fileIdsIn(before);
+  if (had.size === 0) return;
+  const kept = fileIdsIn(after);
+  const dropped = [...had].filter((id) => !kept.has(id));
+  if (dropped.length === 0) return;
+  await deleteFileRows(db, projectId, sql`collection_id = ${collectionId} AND document_id = ${documentId} AND id = ANY(${dropped}::text[])`);
+}
+
+/** One file record of the project, or undefined. */
+export async function findFileRow(db: Queryable | undefined, projectId: string, fileId: string): Promise<FileRow | undefined> {
+  return queryOne<FileRow>(sql`SELECT ${rawColumns} FROM files WHERE project_id = ${projectId} AND id = ${fileId}`, db);
+}

@@ -1,0 +1,125 @@
+import { checkDocumentId } from "../documents/document-id";
+import { query, queryOne, transaction, type Queryable } from "../db/query";
+import { raw, sql } from "../db/sql";
+import { lockDocument } from "../documents/save-document";
+import { replaceDocument } from "../documents/document-statements";
+import { collectionState } from "../documents/collection-state";
+import { badRequest, conflict, notFound } from "../errors";
+import { deleteFileRows, insertFileRows } from "./file-rows";
+import { FILE_COLUMNS, FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
+import type { StagedUploads } from "./staged-uploads";
+import { commitBlobs, type CommittedBlobs } from "./upload-files";
+
+/**
+ * The `_files` system collection (CONTRACT §6): read, list, upload straight into it (one file
+ * part named `file`; `collection_id` "_files", `document_id` ""), delete.
+ */
+const columns = raw(FILE_COLUMNS);
+
+export async function findFile(projectId: string, fileId: string, db?: Queryable): Promise<FileRow | undefined> {
+  return queryOne<FileRow>(sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND id = ${fileId}`, db);
+}
+
+/** The file a document property holds, looked up only among that document's own files. */
+export async function findDocumentFile(projectId: string, collectionId: string, documentId: string, fileId: string): Promise<FileRow | undefined> {
+  return queryOne<FileRow>(
+    sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND id = ${fileId} AND collection_id = ${collectionId} AND document_id = ${documentId}`,
+  );
+}
+
+export async function listFiles(projectId: string): Promise<FileRecord[]> {
+  const rows = await query<FileRow>(sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} ORDER BY id`);
+  return rows.map(fileRecord);
+}
+
+/**
+ * A property value as the API shows it: a file record (or an array of them) is replaced by the
+ * authoritative record from `files` (fresh `last_access`), so a property path and `_files` answer
+ * the same JSON. Anything else is returned unchanged.
+ */
+export async function currentFileValue(projectId: string, collectionId: string, documentId: string, value: unknown): Promise<unknown> {
+  const shaped = Array.isArray(value) ? value.filter(isFileRecordShape) : isFileRecordShape(value) ? [value] : [];
+  if (shaped.length === 0) return value;
+  const rows = await query<FileRow>(
+    sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id = ${documentId}
+        AND id = ANY(${shaped.map((r) => r._id)}::text[])`,
+  );
+  const byId = new Map(rows.map((r) => [r.id, fileRecord(r)]));
+  const current = (v: unknown) => (isFileRecordShape(v) ? byId.get(v._id) ?? v : v);
+  return Array.isArray(value) ? value.map(current) : current(value);
+}
+
+/**
+ * Uploads into `_files` under `id` (generated when absent). `replace`: an existing `_files`
+ * record gets the new bytes (its old blob goes after commit); otherwise an existing id is 409.
+ * A file that belongs to a document is replaced through its document, not here (409).
+ * `authorize` learns whether this creates or replaces before anything is written.
+ */
+export async function uploadToFiles(
+  scope: { projectId: string; filesSizeLimit: number },
+  input: { id?: string; replace: boolean; fields: Record<string, unknown>; uploads: StagedUploads; authorize?: (action: "write" | "update") => void },
+): Promise<{ record: FileRecord; created: boolean }> {
+  let blobs: CommittedBlobs | undefined;
+  try {
+    const files = await input.uploads.settle();
+    const file = files.find((f) => f.field === "file");
+    if (!file) throw badRequest("Part file (a file) is required");
+    await Promise.all(files.filter((f) => f !== file).map((f) => input.uploads.discardOne(f)));
+    const bodyId = input.fields._id;
+    if (input.id !== undefined && bodyId !== undefined && bodyId !== input.id) throw badRequest("_id must match the id in the path");
+    const id = input.id ?? (bodyId === undefined ? undefined : checkDocumentId(bodyId));
+    if (id !== undefined) checkDocumentId(id);
+    const { projectId } = scope;
+    blobs = await commitBlobs([{ staged: file, target: { projectId, collectionId: FILES_COLLECTION, documentId: "", property: "", id } }]);
+    const committed = blobs;
+    const row = committed.rows[0];
+    const created = await transaction(async (client) => {
+      const existing = await queryOne<FileRow>(sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND id = ${row.id} FOR UPDATE`, client);
+      input.authorize?.(existing ? "update" : "write");
+      if (existing && (!input.replace || existing.collection_id !== FILES_COLLECTION))
+        throw conflict(existing.collection_id === FILES_COLLECTION ? "Document with this _id already exists." : "File belongs to a document; upload it through the document.");
+      if (existing) await deleteFileRows(client, projectId, sql`id = ${row.id}`);
+      await insertFileRows(client, committed.rows, scope.filesSizeLimit, committed.markerIds);
+      return !existing;
+    });
+    return { record: committed.records[0], created };
+  } catch (error) {
+    if (blobs) await blobs.rollback();
+    await input.uploads.discard();
+    throw error;
+  }
+}
+
+/**
+ * Deletes a file record: its bytes go after commit, and the property of the document that held
+ * it is unset (array elements removed) in the same transaction.
+ */
+export async function deleteFile(scope: { projectId: string; dataSizeLimit: number }, fileId: string, authorize?: (row: FileRow) => void): Promise<void> {
+  const { projectId } = scope;
+  await transaction(async (client) => {
+    const row = await findFile(projectId, fileId, client);
+    if (!row) throw notFound("Document not found.");
+    authorize?.(row);
+    if (row.collection_id !== FILES_COLLECTION && row.document_id !== "") {
+      const before = await lockDocument(client, projectId, row.collection_id, row.document_id);
+      if (before) {
+        const after = withoutFile(structuredClone(before), fileId) as Record<string, unknown>;
+        const state = await collectionState(projectId, row.collection_id, client);
+        await replaceDocument(client, { projectId, dataSizeLimit: 0 }, row.collection_id, state, before, after);
+      }
+    }
+    await deleteFileRows(client, projectId, sql`id = ${fileId}`);
+  });
+}
+
+/** The value without any file record of this id: object properties deleted, array elements removed. */
+function withoutFile(value: unknown, fileId: string): unknown {
+  if (Array.isArray(value)) return value.filter((v) => !(isFileRecordShape(v) && v._id === fileId)).map((v) => withoutFile(v, fileId));
+  if (!value || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (isFileRecordShape(v) && v._id === fileId) continue;
+    out[key] = withoutFile(v, fileId);
+  }
+  return out;
+}

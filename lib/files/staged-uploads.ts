@@ -1,0 +1,117 @@
+import { PassThrough, type Readable } from "node:stream";
+import { BlobTooLargeError, type StagedBlob } from "../blob/blob-store";
+import { config } from "../config";
+import { AppError, payloadTooLarge, validationError } from "../errors";
+import type { FileInfo } from "../http/multipart-body";
+import { CONTENT_TYPE_HEAD_BYTES, detectContentType } from "./detect-content-type";
+import { isAllowedContentType } from "./allowed-content-types";
+import { fileBlobStore } from "./file-blob-store";
+
+/** One file part streamed to a temp file, its type decided from its first bytes. */
+export interface StagedFile {
+  /** The part name: a dotted property path (`file` for a direct `_files` upload). */
+  field: string;
+  name: string;
+  contentType: string;
+  staged: StagedBlob;
+  /** Position of the part in the body: parts finish staging in any order. */
+  seq: number;
+}
+
+/**
+ * Collects the file parts of one multipart request (the `onFile` hook of `readMultipart`):
+ * each part is streamed into `blobStore.stage` (md5, size and the head computed on the fly; the
+ * part is never buffered), then typed and checked against the allowed list and ARCA_MAX_FILE_SIZE.
+ *
+ * The first failure (422 type, 413 size, client abort) is reported at once through `failed`, so
+ * the handler can answer without waiting for the rest of a huge body; later parts are drained.
+ * `discard()` removes every temp file, including those still being written.
+ */
+export class StagedUploads {
+  readonly files: StagedFile[] = [];
+  readonly failed: Promise<never>;
+  private readonly pending: Promise<void>[] = [];
+  private readonly taps = new Set<PassThrough>();
+  private parts = 0;
+  private failure: Error | undefined;
+  private rejectFailed!: (error: Error) => void;
+  private readonly store = fileBlobStore();
+  private readonly maxBytes = config().maxFileSize;
+
+  constructor(private readonly signal?: AbortSignal) {
+    this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
+    this.failed.catch(() => undefined);
+  }
+
+  /** How many file parts the body had. */
+  get count(): number {
+    return this.parts;
+  }
+
+  /** The `onFile` hook: resolves once the part is on disk (or rejects with the reason it is not). */
+  readonly onFile = (field: string, fileName: string, stream: Readable, _info: FileInfo): Promise<void> => {
+    if (this.failure) {
+      stream.resume();
+      return Promise.resolve();
+    }
+    // A tap between busboy and the store: when staging fails, the store destroys the tap, and
+    // busboy's own stream is drained instead of stalling the parser on a destroyed stream.
+    const seq = this.parts++;
+    const tap = new PassThrough({ highWaterMark: 1 << 20 });
+    this.taps.add(tap);
+    stream.on("error", (error) => tap.destroy(error));
+    stream.pipe(tap);
+    const work = (async () => {
+      try {
+        const staged = await this.store.stage(tap, { signal: this.signal, maxBytes: this.maxBytes, headBytes: CONTENT_TYPE_HEAD_BYTES });
+        const contentType = await detectContentType(staged.head, fileName);
+        if (!isAllowedContentType(contentType)) {
+          await this.store.discard(staged);
+          throw validationError(`File content type ${contentType} is not allowed`, [{ property: field, message: `content type ${contentType} is not allowed` }]);
+        }
+        if (this.failure) await this.store.discard(staged);
+        else this.files.push({ field, name: fileName, contentType, staged, seq });
+      } catch (error) {
+        stream.unpipe(tap);
+        stream.resume();
+        throw this.fail(error instanceof BlobTooLargeError ? payloadTooLarge(`File is larger than the maximum of ${this.maxBytes} bytes`) : (error as Error));
+      } finally {
+        this.taps.delete(tap);
+      }
+    })();
+    this.pending.push(work.catch(() => undefined));
+    return work;
+  };
+
+  /** Marks the upload failed (first reason wins) and tells `failed`'s waiter. */
+  fail(error: Error): Error {
+    if (!this.failure) {
+      this.failure = error;
+      this.rejectFailed(error);
+    }
+    return this.failure;
+  }
+
+  /** Waits for every part in flight, then throws the first failure if there was one. */
+  async settle(): Promise<StagedFile[]> {
+    await Promise.all(this.pending);
+    if (this.failure) throw this.failure;
+    return this.files.sort((a, b) => a.seq - b.seq);
+  }
+
+  /** Drops one staged file that will not be stored. */
+  async discardOne(file: StagedFile): Promise<void> {
+    const index = this.files.indexOf(file);
+    if (index !== -1) this.files.splice(index, 1);
+    await this.store.discard(file.staged);
+  }
+
+  /** Drops every temp file, stopping parts still streaming; safe to call more than once. */
+  async discard(): Promise<void> {
+    if (!this.failure) this.fail(new AppError("badRequest", "Upload cancelled"));
+    for (const tap of this.taps) tap.destroy(new Error("upload discarded"));
+    await Promise.all(this.pending);
+    const files = this.files.splice(0);
+    await Promise.all(files.map((f) => this.store.discard(f.staged).catch(() => undefined)));
+  }
+}
