@@ -40,8 +40,9 @@ export function joinLimit(amount: string, unit: SizeUnit): number | undefined {
 /** "My First Project" -> "my-first-project", fitted to ^[a-z][a-z0-9-]{1,62}$ where possible. */
 export function slugify(name: string): string {
   const slug = name
-    .toLowerCase()
     .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
     .replace(/[^a-z0-9]+/g, "-")
     .replace(/^[^a-z]+/, "")
     .replace(/-+$/, "")
