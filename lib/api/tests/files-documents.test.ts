@@ -1,0 +1,211 @@
+import http from "node:http";
+import { randomBytes } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { processBlobDeletions } from "../../files/blob-deletions";
+import { sweepOrphanFiles } from "../../files/orphan-sweep";
+import { ownerWithProject } from "../../testing/fixtures";
+import { startTestServer, type TestServer } from "../../testing/test-server";
+import { blobFiles, closeDb, db, fileRows, filesSize, form, getBytes, PNG, sumOfSizes, until } from "./files-helpers";
+
+let server: TestServer;
+let owner: Awaited<ReturnType<typeof ownerWithProject>>;
+let project: string;
+let token: string;
+const docs = (c: string) => `/api/collections/${c}/documents`;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  owner = await ownerWithProject(server);
+  ({ project, token } = owner);
+});
+afterAll(async () => {
+  await closeDb();
+  await server.close();
+});
+
+const send = (path: string, body: FormData, method = "POST") => server.request(path, { project, token, method, body });
+const NINE = ["_id", "collection_id", "content_type", "date_created", "document_id", "last_access", "md5", "name", "size"];
+
+describe("files in document properties", () => {
+  it("uploads into a property; the record reads the same through the property path and _files", async () => {
+    const res = await send(`${docs("notes")}/`, form([["_id", '"n1"'], ["title", '"hello"'], ["meta.avatar", PNG, "me.png"]]));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.title).toBe("hello");
+    const record = res.body.meta.avatar;
+    expect(Object.keys(record).sort()).toEqual(NINE);
+    expect(record).toMatchObject({ collection_id: "notes", document_id: "n1", content_type: "image/png", name: "me.png", size: PNG.length });
+
+    const viaProperty = await server.request(`${docs("notes")}/n1/meta/avatar/`, { project, token });
+    const viaFiles = await server.request(`/api/collections/_files/documents/${record._id}/`, { project, token });
+    expect(viaProperty.status).toBe(200);
+    expect(viaProperty.text).toBe(viaFiles.text);
+    expect(Object.keys(viaFiles.body).sort()).toEqual(NINE);
+
+    for (const path of [`${docs("notes")}/n1/meta/avatar/content/`, `/api/collections/_files/documents/${record._id}/content/`]) {
+      const got = await getBytes(server, path, project, token);
+      expect(got.status).toBe(200);
+      expect(got.body.equals(PNG)).toBe(true);
+      expect(got.headers.get("content-length")).toBe(String(PNG.length));
+      const part = await getBytes(server, path, project, token, { range: "bytes=1-3" });
+      expect(part.status).toBe(206);
+      expect(part.body.toString("latin1")).toBe("PNG");
+    }
+    // A property that is not a file: "content" is just a property name.
+    await server.request(`${docs("notes")}/n2/`, { project, token, method: "PUT", json: { info: { content: 7 } } });
+    expect((await server.request(`${docs("notes")}/n2/info/content/`, { project, token })).body).toBe(7);
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
+  it("repeated parts: all stored for an array-of-file schema, the first only without a schema", async () => {
+    const schema = { type: "object", properties: { photos: { type: "array", items: { type: "file" } }, title: { type: "string" } } };
+    const created = await server.request("/api/collections/", { project, token, json: { _id: "albums", schema } });
+    expect(created.status, created.text).toBe(201);
+    const three = form([["_id", '"a1"'], ["photos", "one", "1.txt"], ["photos", "two", "2.txt"], ["photos", "three", "3.txt"]]);
+    const res = await send(`${docs("albums")}/`, three);
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.photos.map((p: { name: string }) => p.name)).toEqual(["1.txt", "2.txt", "3.txt"]);
+    const second = await getBytes(server, `${docs("albums")}/a1/photos/1/content/`, project, token);
+    expect(second.body.toString()).toBe("two");
+
+    const before = (await fileRows(project)).length;
+    const loose = await send(`${docs("loose")}/`, form([["_id", '"l1"'], ["photos", "one", "1.txt"], ["photos", "two", "2.txt"]]));
+    expect(loose.status, loose.text).toBe(201);
+    expect(loose.body.photos.name).toBe("1.txt");
+    expect((await fileRows(project)).length).toBe(before + 1);
+    await until(() => blobFiles(server).temps.length === 0);
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
+  it("replacing a file property (PATCH multipart, PUT on the property path) deletes the old file and its blob", async () => {
+    const res = await send(`${docs("cards")}/`, form([["_id", '"c1"'], ["picture", "old bytes", "old.txt"]]));
+    const oldId = res.body.picture._id;
+    const blobs = blobFiles(server).blobs.length;
+    const patched = await send(`${docs("cards")}/c1/`, form([["picture", "new bytes!", "new.txt"]]), "PATCH");
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.picture.name).toBe("new.txt");
+    expect((await server.request(`/api/collections/_files/documents/${oldId}/`, { project, token })).status).toBe(404);
+    await until(() => blobFiles(server).blobs.length === blobs);
+    const set = await send(`${docs("cards")}/c1/picture/`, form([["any", "newest", "newest.txt"]]), "PUT");
+    expect(set.status, set.text).toBe(200);
+    expect(set.body.picture.name).toBe("newest.txt");
+    await until(() => blobFiles(server).blobs.length === blobs);
+    expect((await getBytes(server, `${docs("cards")}/c1/picture/content/`, project, token)).body.toString()).toBe("newest");
+    // A JSON write that drops the property removes the file too.
+    const put = await server.request(`${docs("cards")}/c1/`, { project, token, method: "PUT", json: { title: "no picture" } });
+    expect(put.status).toBe(200);
+    await until(() => blobFiles(server).blobs.length === blobs - 1);
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
+  it("deleting a _files record unsets the property and removes the bytes", async () => {
+    const res = await send(`${docs("cards")}/`, form([["_id", '"c2"'], ["keep", '"yes"'], ["picture", "bytes", "p.txt"]]));
+    const blobs = blobFiles(server).blobs.length;
+    const del = await server.request(`/api/collections/_files/documents/${res.body.picture._id}/`, { project, token, method: "DELETE" });
+    expect(del.status).toBe(204);
+    const doc = await server.request(`${docs("cards")}/c2/`, { project, token });
+    expect(doc.body).toEqual({ _id: "c2", keep: "yes" });
+    await until(() => blobFiles(server).blobs.length === blobs - 1);
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
+  it("deleting a document, or its collection, removes its files", async () => {
+    const res = await send(`${docs("trash")}/`, form([["_id", '"t1"'], ["f", "bytes 1", "a.txt"]]));
+    await send(`${docs("trash")}/`, form([["_id", '"t2"'], ["f", "bytes 2", "b.txt"]]));
+    const blobs = blobFiles(server).blobs.length;
+    expect((await server.request(`${docs("trash")}/t1/`, { project, token, method: "DELETE" })).status).toBe(204);
+    expect((await server.request(`/api/collections/_files/documents/${res.body.f._id}/`, { project, token })).status).toBe(404);
+    await until(() => blobFiles(server).blobs.length === blobs - 1);
+    expect((await server.request(`/api/collections/trash/`, { project, token, method: "DELETE" })).status).toBe(204);
+    await until(() => blobFiles(server).blobs.length === blobs - 2);
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
+  it("a failed document write (taken _id: 409) leaves no file behind", async () => {
+    const size = await filesSize(project);
+    const blobs = blobFiles(server).blobs.length;
+    const res = await send(`${docs("cards")}/`, form([["_id", '"c2"'], ["picture", "dup", "d.txt"]]));
+    expect(res.status).toBe(409);
+    expect(await filesSize(project)).toBe(size);
+    expect(blobFiles(server).blobs.length).toBe(blobs);
+    expect((await (await db()).query("SELECT count(*)::int AS n FROM blob_deletions WHERE blob_key LIKE $1", [`${project}/%`])).rows[0].n).toBe(0);
+  });
+
+  it("20 concurrent uploads leave files_size exact", async () => {
+    const before = await filesSize(project);
+    const sizes = Array.from({ length: 20 }, (_, i) => 1000 + i * 37);
+    const results = await Promise.all(sizes.map((n, i) => send(`${docs("many")}/`, form([["_id", `"m${i}"`], ["f", randomBytes(n), `m${i}.bin`]]))));
+    expect(results.map((r) => r.status)).toEqual(sizes.map(() => 201));
+    expect(await filesSize(project)).toBe(before + sizes.reduce((a, b) => a + b, 0));
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
+  it("402 past settings.files_size_limit, nothing stored", async () => {
+    const other = await ownerWithProject(server);
+    const patched = await server.request(`/api/user/projects/${other.project}`, { method: "PATCH", session: other.session, json: { settings: { files_size_limit: 1500 } } });
+    expect(patched.status, patched.text).toBe(200);
+    const ok = await server.request(`${docs("x")}/`, { project: other.project, token: other.token, body: form([["f", randomBytes(1000), "a.bin"]]) });
+    expect(ok.status).toBe(201);
+    const over = await server.request(`/api/collections/_files/documents/`, { project: other.project, token: other.token, body: form([["file", randomBytes(1000), "b.bin"]]) });
+    expect(over.status).toBe(402);
+    expect(await filesSize(other.project)).toBe(1000);
+    expect((await fileRows(other.project)).length).toBe(1);
+    expect(blobFiles(server).blobs.filter((b) => b.includes(`${other.project}`)).length).toBe(1);
+  });
+
+  it("cross-project: another project's token gets 401; our host with their file id gets 404", async () => {
+    const res = await send(`/api/collections/_files/documents/`, form([["file", "secret", "s.txt"]]));
+    const id = res.body._id;
+    const other = await ownerWithProject(server);
+    const theirToken = await server.request(`/api/collections/_files/documents/${id}/`, { project, token: other.token });
+    expect(theirToken.status).toBe(401);
+    expect((await getBytes(server, `/api/collections/_files/documents/${id}/content/`, project, other.token)).status).toBe(401);
+    const theirProject = await server.request(`/api/collections/_files/documents/${id}/`, { project: other.project, token: other.token });
+    expect(theirProject.status).toBe(404);
+    expect((await getBytes(server, `/api/collections/_files/documents/${id}/content/`, other.project, other.token)).status).toBe(404);
+  });
+
+  it("an aborted upload leaves no row, no blob, no temp file and files_size unchanged", async () => {
+    const size = await filesSize(project);
+    const rows = (await fileRows(project)).length;
+    const blobs = blobFiles(server).blobs.length;
+    const boundary = "----arca-abort";
+    await new Promise<void>((resolve) => {
+      const req = http.request({
+        host: "127.0.0.1",
+        port: server.port,
+        method: "POST",
+        path: "/api/collections/_files/documents/",
+        headers: { "x-project": project, authorization: `Token ${token}`, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(10 * 1024 * 1024) },
+      });
+      req.on("error", () => resolve());
+      req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+      req.write(randomBytes(2 * 1024 * 1024));
+      setTimeout(() => {
+        req.destroy();
+        resolve();
+      }, 300);
+    });
+    await until(() => blobFiles(server).temps.length === 0);
+    expect(blobFiles(server).blobs.length).toBe(blobs);
+    expect((await fileRows(project)).length).toBe(rows);
+    expect(await filesSize(project)).toBe(size);
+  });
+
+  it("orphan sweep: a file whose document no longer holds it is deleted after orphan_files_ttl", async () => {
+    const other = await ownerWithProject(server);
+    await server.request(`/api/user/projects/${other.project}`, { method: "PATCH", session: other.session, json: { settings: { orphan_files_ttl: "1s" } } });
+    const res = await server.request(`${docs("o")}/`, { project: other.project, token: other.token, body: form([["_id", '"o1"'], ["f", "orphan", "o.txt"]]) });
+    // Detach it behind the API's back (the case the sweep exists for).
+    await (await db()).query(`UPDATE documents SET data = data - 'f' WHERE project_id = $1 AND id = 'o1'`, [other.project]);
+    const blobs = blobFiles(server).blobs.length;
+    await sweepOrphanFiles();
+    expect((await fileRows(other.project))[0].orphaned_at).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 1100));
+    await sweepOrphanFiles();
+    expect(await fileRows(other.project)).toHaveLength(0);
+    expect(await filesSize(other.project)).toBe(0);
+    await processBlobDeletions({ projectId: other.project });
+    expect(res.status).toBe(201);
+    await until(() => blobFiles(server).blobs.length === blobs - 1);
+  });
+});
