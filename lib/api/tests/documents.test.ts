@@ -240,11 +240,12 @@ describe("multipart bodies of JSON literals", () => {
     expect(repeated.body.message).toContain("n");
   });
 
-  it("file parts are refused until the Files issue lands", async () => {
+  it("a file part becomes a file record in its property (Files: lib/api/tests/files-documents.test.ts)", async () => {
     const data = new FormData();
     data.append("doc", new Blob(["hello"], { type: "text/plain" }), "hello.txt");
     const response = await server.request(docs("multi"), as({ body: data }));
-    expect(response.status).toBe(415);
+    expect(response.status).toBe(201);
+    expect(response.body.doc).toMatchObject({ name: "hello.txt", size: 5, content_type: "text/plain", collection_id: "multi" });
   });
 });
 
