@@ -13,7 +13,8 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
   const api = getRequestListener(apiApp().fetch);
   let dashboard: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   if (options.withDashboard !== false) {
-    const app = next({ dev: options.dev ?? false, dir: process.cwd() });
+    // Next needs its own address to follow server-action redirects (sign-in, sign-out).
+    const app = next({ dev: options.dev ?? false, dir: process.cwd(), hostname: "localhost", port: options.port });
     await app.prepare();
     const handle = app.getRequestHandler();
     dashboard = (req, res) => handle(req, res, parse(req.url ?? "/", true));

@@ -13,18 +13,23 @@ interface Entry<T> {
   expires: number;
 }
 
-const entries = new Map<string, Entry<unknown>>();
-let generation = 0;
+// On globalThis: under `npm start` Next's bundle of this module and the API's are two copies, and
+// a sign-out through the dashboard must clear the cache the API reads.
+const state = ((globalThis as { __arcaAuthCache?: { entries: Map<string, Entry<unknown>>; generation: number } }).__arcaAuthCache ??= {
+  entries: new Map(),
+  generation: 0,
+});
+const { entries } = state;
 
 export async function cachedAuthentication<T>(key: string, load: () => Promise<T>): Promise<T> {
   if (TTL_MS <= 0) return load();
   const now = Date.now();
   const hit = entries.get(key);
   if (hit && hit.expires > now) return hit.value as T;
-  const started = generation;
+  const started = state.generation;
   const value = await load();
   // A change committed while we were loading may have narrowed access: don't keep the old view.
-  if (started === generation) {
+  if (started === state.generation) {
     if (entries.size >= MAX_ENTRIES) entries.delete(entries.keys().next().value!);
     entries.set(key, { value, expires: now + TTL_MS });
   }
@@ -32,6 +37,6 @@ export async function cachedAuthentication<T>(key: string, load: () => Promise<T
 }
 
 export function invalidateAuthCache(): void {
-  generation++;
+  state.generation++;
   entries.clear();
 }
