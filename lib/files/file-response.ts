@@ -1,3 +1,4 @@
+import { open, type FileHandle } from "node:fs/promises";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { notFound } from "../errors";
@@ -74,12 +75,49 @@ export async function fileResponse(request: Request, row: FileRow): Promise<Resp
   headers.set("content-length", String(range ? range.end - range.start + 1 : size));
   const status = range ? 206 : 200;
   if (method === "HEAD") return new Response(null, { status, headers });
-  // A zero-length file has no byte to read a range of; `read` would open it anyway.
-  const stream = await store.read(row.blob_key, size === 0 ? undefined : range ?? { start: 0, end: size - 1 });
-  if (!stream) throw notFound("File content not found.");
+  const span = range ?? { start: 0, end: size - 1 };
+  if (size === 0) {
+    if (!(await store.exists(row.blob_key))) throw notFound("File content not found.");
+    touchFile(row.project_id, row.id);
+    return new Response(null, { status, headers });
+  }
+  // The local store hands out the path: read it straight into a pull-based web stream (one
+  // layer instead of fs stream -> Readable.toWeb, which ran at a fraction of the speed for 1 GiB).
+  const handle = await open(store.pathOf(row.blob_key), "r").catch(() => undefined);
+  if (!handle) throw notFound("File content not found.");
   touchFile(row.project_id, row.id);
-  return new Response(size === 0 ? null : toWeb(stream), { status, headers });
+  return new Response(fileBody(handle, span.start, span.end), { status, headers });
 }
+
+/** Inclusive byte span of an open file as a web stream of 1 MiB chunks; closes the file at the end or on cancel. */
+function fileBody(handle: FileHandle, start: number, end: number): ReadableStream<Uint8Array> {
+  let position = start;
+  const close = () => handle.close().catch(() => undefined);
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        try {
+          const length = Math.min(READ_CHUNK, end - position + 1);
+          const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(length), 0, length, position);
+          if (bytesRead === 0) throw new Error("file shorter than its record");
+          position += bytesRead;
+          controller.enqueue(bytesRead === length ? buffer : buffer.subarray(0, bytesRead));
+          if (position > end) {
+            controller.close();
+            await close();
+          }
+        } catch (error) {
+          await close();
+          controller.error(error);
+        }
+      },
+      cancel: close,
+    },
+    { highWaterMark: 2 },
+  );
+}
+
+const READ_CHUNK = 1 << 20;
 
 function toWeb(stream: Readable): ReadableStream<Uint8Array> {
   return Readable.toWeb(stream) as unknown as WebReadableStream<Uint8Array> as unknown as ReadableStream<Uint8Array>;
