@@ -65,3 +65,53 @@ export interface Collection {
   documents_count?: number;
   is_system?: boolean;
 }
+
+export type CollectionIndex =
+  | { type: "simple"; property: string; unique?: boolean }
+  | { type: "compound"; properties: string[]; unique?: boolean }
+  | { type: "text"; property: string; language?: string };
+
+/** A collection's whole definition (CONTRACT §4). */
+export interface CollectionDefinition {
+  _id: string;
+  name: string;
+  description: string;
+  documents_count: number;
+  schema: Record<string, unknown> | null;
+  indexes: CollectionIndex[];
+  is_system: boolean;
+}
+
+export interface CollectionInput {
+  name: string;
+  description: string;
+  schema: Record<string, unknown> | null;
+  indexes: CollectionIndex[];
+}
+
+/** A document: `_id` plus whatever the collection holds. */
+export type ArcaDocument = { _id: string } & Record<string, unknown>;
+
+/** A `_files` record: exactly these nine keys (CONTRACT §6). */
+export interface FileRecord {
+  _id: string;
+  collection_id: string;
+  content_type: string;
+  date_created: string;
+  document_id: string;
+  last_access: string;
+  md5: string;
+  name: string;
+  size: number;
+}
+
+export type MemberRole = "owner" | "admin" | "member";
+
+/** A `_users` record (docs/members.md). */
+export interface Member {
+  _id: string;
+  is_active: boolean;
+  role: MemberRole;
+  date_joined: string | null;
+  status: "pending" | "active";
+}
