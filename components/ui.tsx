@@ -118,6 +118,7 @@ export function ConfirmDialog({
   confirmLabel,
   tone = "danger",
   busy,
+  confirmDisabled,
   onConfirm,
   onCancel,
 }: {
@@ -127,6 +128,8 @@ export function ConfirmDialog({
   confirmLabel: string;
   tone?: "danger" | "primary";
   busy?: boolean;
+  /** E.g. until a typed confirmation matches. */
+  confirmDisabled?: boolean;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -157,11 +160,110 @@ export function ConfirmDialog({
           <Button variant="secondary" onClick={onCancel} autoFocus>
             Cancel
           </Button>
-          <Button variant={tone} onClick={onConfirm} disabled={busy}>
+          <Button variant={tone} onClick={onConfirm} disabled={busy || confirmDisabled}>
             {busy ? "Working..." : confirmLabel}
           </Button>
         </div>
       </div>
     </dialog>
+  );
+}
+
+/**
+ * A labelled monospace textarea for JSON, with a hint and a list of errors (checked as you type
+ * by the caller), wired with aria-describedby.
+ */
+export function JsonField({
+  label,
+  hint,
+  errors = [],
+  value,
+  onChange,
+  rows = 10,
+  name,
+  disabled,
+}: {
+  label: string;
+  hint?: React.ReactNode;
+  errors?: string[];
+  value: string;
+  onChange: (value: string) => void;
+  rows?: number;
+  name?: string;
+  disabled?: boolean;
+}) {
+  const id = useId();
+  const hintId = hint ? `${id}-hint` : undefined;
+  const errorId = errors.length ? `${id}-error` : undefined;
+  return (
+    <div className="min-w-0">
+      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      <textarea
+        id={id}
+        name={name}
+        rows={rows}
+        value={value}
+        disabled={disabled}
+        spellCheck={false}
+        autoCapitalize="off"
+        autoCorrect="off"
+        onChange={(e) => onChange(e.target.value)}
+        onKeyDown={(e) => {
+          // Tab indents inside the editor; Escape then Tab leaves it (keyboard users are not trapped).
+          if (e.key === "Tab" && !e.shiftKey && !e.currentTarget.dataset.escaped) {
+            e.preventDefault();
+            const target = e.currentTarget;
+            const { selectionStart, selectionEnd } = target;
+            const next = `${target.value.slice(0, selectionStart)}  ${target.value.slice(selectionEnd)}`;
+            onChange(next);
+            requestAnimationFrame(() => target.setSelectionRange(selectionStart + 2, selectionStart + 2));
+          } else if (e.key === "Escape") e.currentTarget.dataset.escaped = "1";
+          else delete e.currentTarget.dataset.escaped;
+        }}
+        aria-invalid={errors.length ? true : undefined}
+        aria-describedby={[hintId, errorId].filter(Boolean).join(" ") || undefined}
+        className={`mt-1 ${inputClass} font-mono text-xs leading-5`}
+      />
+      {hint && (
+        <p id={hintId} className="mt-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+      {errors.length > 0 && (
+        <ul id={errorId} className="mt-1 space-y-0.5 text-xs text-red-600" data-testid="json-errors">
+          {errors.map((error) => (
+            <li key={error}>{error}</li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}
+
+/** A labelled select, like TextField. */
+export function SelectField({
+  label,
+  hint,
+  className = "",
+  children,
+  ...props
+}: React.SelectHTMLAttributes<HTMLSelectElement> & { label: string; hint?: React.ReactNode }) {
+  const id = useId();
+  return (
+    <div className={className}>
+      <label htmlFor={props.id ?? id} className="block text-sm font-medium text-slate-700">
+        {label}
+      </label>
+      <select id={props.id ?? id} {...props} aria-describedby={hint ? `${id}-hint` : undefined} className={`mt-1 ${inputClass}`}>
+        {children}
+      </select>
+      {hint && (
+        <p id={`${id}-hint`} className="mt-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      )}
+    </div>
   );
 }

@@ -1,6 +1,21 @@
-import { useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, useMutation, useQuery, useQueryClient } from "@tanstack/react-query";
 import { ApiError, apiFetch } from "./api";
-import type { Collection, CreatedToken, Page, Project, ProjectPatch, Token, TokenAllow } from "./types";
+import { FILES_PATH } from "./files";
+import type {
+  ArcaDocument,
+  Collection,
+  CollectionDefinition,
+  CollectionInput,
+  CreatedToken,
+  FileRecord,
+  Member,
+  MemberRole,
+  Page,
+  Project,
+  ProjectPatch,
+  Token,
+  TokenAllow,
+} from "./types";
 
 /** TanStack Query hooks over the typed fetch helpers: one key per resource, invalidated on writes. */
 export const queryKeys = {
@@ -8,6 +23,11 @@ export const queryKeys = {
   project: (id: string) => ["projects", id] as const,
   tokens: (project: string) => ["projects", project, "tokens"] as const,
   collections: (project: string) => ["projects", project, "collections"] as const,
+  collectionList: (project: string) => ["projects", project, "collection-list"] as const,
+  collection: (project: string, id: string) => ["projects", project, "collection", id] as const,
+  documents: (project: string, collection: string) => ["projects", project, "documents", collection] as const,
+  files: (project: string) => ["projects", project, "files"] as const,
+  members: (project: string) => ["projects", project, "members"] as const,
 };
 
 const enc = encodeURIComponent;
@@ -108,5 +128,217 @@ export function useCollectionNames(project: string) {
       }
     },
     retry: false,
+  });
+}
+
+// Collection definitions.
+
+export function useCollections(project: string) {
+  return useQuery({
+    queryKey: queryKeys.collectionList(project),
+    queryFn: ({ signal }) =>
+      apiFetch<Page<CollectionDefinition>>("/api/collections/?per_page=1000&fields=_id,name,description,documents_count,is_system,indexes", {
+        project,
+        signal,
+      }),
+  });
+}
+
+export function useCollection(project: string, id: string) {
+  return useQuery({
+    queryKey: queryKeys.collection(project, id),
+    queryFn: ({ signal }) => apiFetch<CollectionDefinition>(`/api/collections/${enc(id)}/`, { project, signal }),
+  });
+}
+
+/** Every cached view of a project's collections: the list, the names, one definition. */
+function invalidateCollections(client: ReturnType<typeof useQueryClient>, project: string, id?: string) {
+  void client.invalidateQueries({ queryKey: queryKeys.collectionList(project) });
+  void client.invalidateQueries({ queryKey: queryKeys.collections(project) });
+  if (id) void client.invalidateQueries({ queryKey: queryKeys.collection(project, id) });
+}
+
+export function useCreateCollection(project: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CollectionInput & { _id: string }) => apiFetch<CollectionDefinition>("/api/collections/", { method: "POST", project, json: input }),
+    onSuccess: (collection) => invalidateCollections(client, project, collection._id),
+  });
+}
+
+/** Saves a whole definition (`PUT`): a schema edit replaces the schema, it is not merged into it. */
+export function useSaveCollection(project: string, id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: CollectionInput) => apiFetch<CollectionDefinition>(`/api/collections/${enc(id)}/`, { method: "PUT", project, json: input }),
+    onSuccess: (collection) => {
+      client.setQueryData(queryKeys.collection(project, id), collection);
+      invalidateCollections(client, project, id);
+      void client.invalidateQueries({ queryKey: queryKeys.documents(project, id) });
+    },
+  });
+}
+
+export function useDeleteCollection(project: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => apiFetch<void>(`/api/collections/${enc(id)}/`, { method: "DELETE", project }),
+    onSuccess: (_answer, id) => {
+      client.removeQueries({ queryKey: queryKeys.collection(project, id) });
+      client.removeQueries({ queryKey: queryKeys.documents(project, id) });
+      invalidateCollections(client, project);
+      void client.invalidateQueries({ queryKey: queryKeys.files(project) });
+    },
+  });
+}
+
+// Documents.
+
+export interface DocumentQuery {
+  page: number;
+  perPage: number;
+  /** `field` or `-field`. */
+  sort?: string;
+  filter?: Record<string, unknown>;
+  text?: string;
+}
+
+export function documentsPath(collection: string) {
+  return `/api/collections/${enc(collection)}/documents/`;
+}
+
+export function useDocuments(project: string, collection: string, query: DocumentQuery) {
+  return useQuery({
+    queryKey: [...queryKeys.documents(project, collection), query],
+    queryFn: ({ signal }) => {
+      const params = new URLSearchParams({ page: String(query.page), per_page: String(query.perPage) });
+      if (query.sort) params.set("sort", query.sort);
+      if (query.filter) params.set("filter", JSON.stringify(query.filter));
+      if (query.text?.trim()) params.set("text", query.text.trim());
+      return apiFetch<Page<ArcaDocument>>(`${documentsPath(collection)}?${params}`, { project, signal });
+    },
+    placeholderData: keepPreviousData,
+  });
+}
+
+function invalidateDocuments(client: ReturnType<typeof useQueryClient>, project: string, collection: string) {
+  void client.invalidateQueries({ queryKey: queryKeys.documents(project, collection) });
+  // documents_count moved.
+  void client.invalidateQueries({ queryKey: queryKeys.collectionList(project) });
+  void client.invalidateQueries({ queryKey: queryKeys.collection(project, collection) });
+}
+
+export function useCreateDocument(project: string, collection: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (document: Record<string, unknown>) => apiFetch<ArcaDocument>(documentsPath(collection), { method: "POST", project, json: document }),
+    onSuccess: () => invalidateDocuments(client, project, collection),
+  });
+}
+
+/** Changes a document with a JSON merge patch (only what the user changed is sent). */
+export function usePatchDocument(project: string, collection: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, patch }: { id: string; patch: Record<string, unknown> }) =>
+      apiFetch<ArcaDocument>(`${documentsPath(collection)}${enc(id)}/`, { method: "PATCH", project, json: patch }),
+    onSuccess: () => invalidateDocuments(client, project, collection),
+  });
+}
+
+export function useDeleteDocument(project: string, collection: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => apiFetch<void>(`${documentsPath(collection)}${enc(id)}/`, { method: "DELETE", project }),
+    onSuccess: () => {
+      invalidateDocuments(client, project, collection);
+      void client.invalidateQueries({ queryKey: queryKeys.files(project) });
+    },
+  });
+}
+
+/** Deletes several documents in one request: `X-Action: Delete` with an `_id` `$in` filter. */
+export function useDeleteDocuments(project: string, collection: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (ids: string[]) =>
+      apiFetch<{ deleted: number }>(documentsPath(collection), {
+        method: "POST",
+        project,
+        action: "Delete",
+        json: { payload: { filter: { _id: { $in: ids } } } },
+      }),
+    onSuccess: () => {
+      invalidateDocuments(client, project, collection);
+      void client.invalidateQueries({ queryKey: queryKeys.files(project) });
+    },
+  });
+}
+
+// Files (`_files`).
+
+export function useFiles(project: string, page: number, perPage = 50) {
+  return useQuery({
+    queryKey: [...queryKeys.files(project), page, perPage],
+    queryFn: ({ signal }) => apiFetch<Page<FileRecord>>(`${FILES_PATH}?page=${page}&per_page=${perPage}&sort=-date_created`, { project, signal }),
+    placeholderData: keepPreviousData,
+  });
+}
+
+export function useFileUploaded(project: string) {
+  const client = useQueryClient();
+  return (record: FileRecord) => {
+    void client.invalidateQueries({ queryKey: queryKeys.files(project) });
+    void client.invalidateQueries({ queryKey: queryKeys.project(project), exact: true });
+    if (record.collection_id !== "_files") void client.invalidateQueries({ queryKey: queryKeys.documents(project, record.collection_id) });
+  };
+}
+
+export function useDeleteFile(project: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (file: FileRecord) => apiFetch<void>(`${FILES_PATH}${enc(file._id)}/`, { method: "DELETE", project }),
+    onSuccess: (_answer, file) => {
+      void client.invalidateQueries({ queryKey: queryKeys.files(project) });
+      void client.invalidateQueries({ queryKey: queryKeys.project(project), exact: true });
+      if (file.collection_id !== "_files") void client.invalidateQueries({ queryKey: queryKeys.documents(project, file.collection_id) });
+    },
+  });
+}
+
+// Members (`_users`).
+
+const USERS = "/api/collections/_users/documents/";
+
+export function useMembers(project: string) {
+  return useQuery({
+    queryKey: queryKeys.members(project),
+    queryFn: ({ signal }) => apiFetch<Page<Member>>(`${USERS}?per_page=1000`, { project, signal }),
+  });
+}
+
+/** Invites an address; inviting a pending address again mails a new link (docs/members.md). */
+export function useInviteMember(project: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (input: { _id: string; role: Exclude<MemberRole, "owner"> }) => apiFetch<Member>(USERS, { method: "POST", project, json: input }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.members(project) }),
+  });
+}
+
+export function useUpdateMember(project: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: ({ id, patch }: { id: string; patch: Partial<Pick<Member, "role" | "is_active">> }) =>
+      apiFetch<Member>(`${USERS}${enc(id)}/`, { method: "PATCH", project, json: patch }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.members(project) }),
+  });
+}
+
+export function useRemoveMember(project: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (id: string) => apiFetch<void>(`${USERS}${enc(id)}/`, { method: "DELETE", project }),
+    onSuccess: () => client.invalidateQueries({ queryKey: queryKeys.members(project) }),
   });
 }

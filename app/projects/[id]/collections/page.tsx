@@ -1,13 +1,13 @@
-import { ComingLater } from "@/components/projects/coming-later";
+import { CollectionsView } from "@/components/collections/collections-view";
+import { requireUser } from "@/lib/auth/current-user";
+import { getUserProject } from "@/lib/projects/projects";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Collections" };
 
 export default async function CollectionsPage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requireUser();
   const { id } = await params;
-  return (
-    <ComingLater projectId={id} title="Collections" api="/api/collections/">
-      Collections hold your documents, with an optional JSON Schema and indexes. Listing, schema and index editing, and the documents table come in the next dashboard release.
-    </ComingLater>
-  );
+  const { role } = await getUserProject(user._id, id);
+  return <CollectionsView projectId={id} canManage={role !== "member"} />;
 }

@@ -1,0 +1,20 @@
+import { CollectionDefinitionView } from "@/components/collections/collection-definition";
+import { CollectionHeader } from "@/components/collections/collection-header";
+import { requireUser } from "@/lib/auth/current-user";
+import { getUserProject } from "@/lib/projects/projects";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Schema & indexes" };
+
+export default async function CollectionDefinitionPage({ params }: { params: Promise<{ id: string; collection: string }> }) {
+  const user = await requireUser();
+  const { id, collection } = await params;
+  const { role } = await getUserProject(user._id, id);
+  const collectionId = decodeURIComponent(collection);
+  return (
+    <>
+      <CollectionHeader projectId={id} collectionId={collectionId} />
+      <CollectionDefinitionView projectId={id} collectionId={collectionId} canManage={role !== "member"} />
+    </>
+  );
+}

@@ -1,0 +1,131 @@
+"use client";
+
+import { useState } from "react";
+import { ApiError, describeError, type PropertyError } from "@/lib/client/api";
+import { checkSchema, parseJsonObject, schemaColumns } from "@/lib/client/json-editing";
+import type { CollectionDefinition, CollectionInput } from "@/lib/client/types";
+import { Alert, Button, JsonField, TextField } from "@/components/ui";
+import { checkRows, fromRows, IndexEditor, toRows, type IndexRow } from "./index-editor";
+
+const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export const EXAMPLE_SCHEMA = `{
+  "type": "object",
+  "properties": {
+    "title": { "type": "string", "required": true, "position": 1 },
+    "year": { "type": "integer", "position": 2 }
+  }
+}`;
+
+/**
+ * Create or edit a collection: id (create only), name, description, a JSON Schema editor checked
+ * as you type, and the index editor. The server's 422 lands beside the field it names.
+ */
+export function CollectionForm({
+  initial,
+  busy,
+  error,
+  submitLabel,
+  onSubmit,
+  onCancel,
+  disabled,
+}: {
+  initial?: CollectionDefinition;
+  busy: boolean;
+  error: unknown;
+  submitLabel: string;
+  onSubmit: (input: CollectionInput & { _id: string }) => void;
+  onCancel?: () => void;
+  disabled?: boolean;
+}) {
+  const creating = !initial;
+  const [id, setId] = useState(initial?._id ?? "");
+  const [name, setName] = useState(initial?.name ?? "");
+  const [description, setDescription] = useState(initial?.description ?? "");
+  const [schemaText, setSchemaText] = useState(initial ? (initial.schema ? JSON.stringify(initial.schema, null, 2) : "") : EXAMPLE_SCHEMA);
+  const [rows, setRows] = useState<IndexRow[]>(() => toRows(initial?.indexes ?? []));
+
+  // Checked as you type: empty = no schema (any document is accepted).
+  const parsed = schemaText.trim() ? parseJsonObject(schemaText, "A schema") : ({ ok: true, value: null } as const);
+  const schemaErrors = parsed.ok ? (parsed.value ? checkSchema(parsed.value) : []) : [parsed.error];
+  const indexCheck = checkRows(rows);
+  const idError = creating && id && !COLLECTION_ID.test(id) ? (id.startsWith("_") ? "Names starting with _ are reserved for system collections." : "1-64 letters, digits, _ or -, starting with a letter or digit.") : undefined;
+  const valid = (!creating || (id && !idError)) && schemaErrors.length === 0 && !Object.keys(indexCheck.rows).length && !indexCheck.all;
+
+  const apiErrors: PropertyError[] = error instanceof ApiError ? error.errors : [];
+  const serverFor = (prefix: string) => apiErrors.filter((e) => e.property === prefix || e.property?.startsWith(`${prefix}.`));
+  const shownElsewhere = (e: PropertyError) => ["_id", "name", "description"].includes(e.property ?? "") || e.property?.startsWith("schema") || e.property?.startsWith("indexes");
+  const generalError = error && !(error instanceof ApiError && error.errors.length && error.errors.every(shownElsewhere)) ? describeError(error) : undefined;
+  const schemaServer = serverFor("schema").map((e) => `Server: ${e.property === "schema" ? "" : `${e.property}: `}${e.message}`);
+
+  function submit(event: React.FormEvent) {
+    event.preventDefault();
+    if (!valid || !parsed.ok) return;
+    onSubmit({ _id: id.trim(), name: name.trim(), description: description.trim(), schema: parsed.value, indexes: fromRows(rows) });
+  }
+
+  return (
+    <form onSubmit={submit} className="space-y-5" noValidate aria-label={creating ? "New collection" : "Collection definition"}>
+      <fieldset disabled={disabled} className="min-w-0 space-y-5">
+        {generalError && <Alert>{generalError}</Alert>}
+        <div className="grid gap-4 sm:grid-cols-2">
+          {creating ? (
+            <TextField
+              label="Collection ID"
+              name="collection-id"
+              required
+              value={id}
+              autoFocus
+              placeholder="articles"
+              onChange={(e) => setId(e.target.value.trim())}
+              error={idError ?? serverFor("_id")[0]?.message}
+              hint="Used in the API path: /api/collections/<id>/documents/"
+            />
+          ) : null}
+          <TextField label="Name" name="collection-name" value={name} maxLength={200} onChange={(e) => setName(e.target.value)} error={serverFor("name")[0]?.message} />
+          <TextField
+            label="Description"
+            name="collection-description"
+            className={creating ? "sm:col-span-2" : ""}
+            value={description}
+            onChange={(e) => setDescription(e.target.value)}
+            error={serverFor("description")[0]?.message}
+          />
+        </div>
+        <JsonField
+          label="Schema (JSON Schema)"
+          name="schema"
+          rows={14}
+          value={schemaText}
+          onChange={setSchemaText}
+          errors={[...schemaErrors, ...schemaServer]}
+          hint={
+            <>
+              Draft 4, with Arca&apos;s additions: <code>&quot;required&quot;: true</code>, <code>&quot;position&quot;</code> (column order),{" "}
+              <code>&quot;immutable&quot;</code>, and the types <code>file</code>, <code>datetime</code>, <code>embed</code>. Properties not listed are refused. Leave
+              empty for no schema.
+            </>
+          }
+        />
+        {schemaErrors.length === 0 && parsed.ok && parsed.value && (
+          <p className="text-xs text-emerald-700" data-testid="schema-ok">
+            Valid schema{schemaColumns(parsed.value).length ? `: ${schemaColumns(parsed.value).join(", ")}` : ""}.
+          </p>
+        )}
+        <IndexEditor rows={rows} onChange={setRows} serverErrors={serverFor("indexes")} suggestions={parsed.ok && parsed.value ? schemaColumns(parsed.value) : []} />
+      </fieldset>
+      {!disabled && (
+        <div className="flex flex-wrap justify-end gap-2">
+          {onCancel && (
+            <Button variant="secondary" onClick={onCancel}>
+              Cancel
+            </Button>
+          )}
+          <Button type="submit" disabled={!valid || busy}>
+            {busy ? "Saving..." : submitLabel}
+          </Button>
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,440 @@
+"use client";
+
+import { useEffect, useRef, useState } from "react";
+import { ApiError, describeError } from "@/lib/client/api";
+import { useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, type DocumentQuery } from "@/lib/client/hooks";
+import { cellText, documentColumns, mergePatchDiff, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
+import type { ArcaDocument, CollectionDefinition } from "@/lib/client/types";
+import { Alert, Button, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
+
+const PER_PAGE = 25;
+
+type Editing = { mode: "create" } | { mode: "edit"; document: ArcaDocument };
+
+/**
+ * A collection's documents: a paginated table (columns from the schema or the documents), a
+ * JSON filter box, sorting by column, full-text search when there is a text index, a JSON editor
+ * for create/edit, and deletion of one or several (in one request).
+ */
+export function DocumentsView({ projectId, collectionId }: { projectId: string; collectionId: string }) {
+  const collection = useCollection(projectId, collectionId);
+  const [page, setPage] = useState(1);
+  const [sort, setSort] = useState<string | undefined>();
+  const [filterText, setFilterText] = useState("");
+  const [filter, setFilter] = useState<Record<string, unknown> | undefined>();
+  const [searchText, setSearchText] = useState("");
+  const [text, setText] = useState("");
+  const [selected, setSelected] = useState<Set<string>>(new Set());
+  const [editing, setEditing] = useState<Editing | undefined>();
+  const query: DocumentQuery = { page, perPage: PER_PAGE, sort, filter, text };
+  const documents = useDocuments(projectId, collectionId, query);
+
+  const definition = collection.data;
+  const textIndex = definition?.indexes?.find((index) => index.type === "text");
+  const items = documents.data?.items ?? [];
+  const columns = documentColumns(definition?.schema, items);
+  const parsedFilter = parseFilter(filterText);
+  const queryError = documents.error instanceof ApiError && documents.error.status === 400 ? documents.error : undefined;
+  // A 400 answers the filter or the search, whichever was given (the filter when both).
+  const filterError = queryError && filter ? queryError.message : undefined;
+  const searchError = queryError && !filter && text ? queryError.message : undefined;
+  const otherError = documents.isError && !filterError && !searchError ? documents.error : undefined;
+
+  function applyFilter(event: React.FormEvent) {
+    event.preventDefault();
+    if (!parsedFilter.ok) return;
+    setFilter(parsedFilter.value);
+    setPage(1);
+    setSelected(new Set());
+  }
+
+  function toggleSort(column: string) {
+    setSort((current) => (current === column ? `-${column}` : current === `-${column}` ? undefined : column));
+    setPage(1);
+  }
+
+  return (
+    <div className="space-y-6">
+      {editing && definition && (
+        <DocumentEditor
+          key={editing.mode === "edit" ? editing.document._id : "new"}
+          projectId={projectId}
+          collection={definition}
+          editing={editing}
+          onDone={() => setEditing(undefined)}
+        />
+      )}
+
+      <Card
+        title="Documents"
+        actions={
+          !editing ? (
+            <Button onClick={() => setEditing({ mode: "create" })} disabled={!definition}>
+              New document
+            </Button>
+          ) : undefined
+        }
+      >
+        <div className={`grid gap-4 ${textIndex ? "lg:grid-cols-2" : ""}`}>
+          <form onSubmit={applyFilter} className="min-w-0" aria-label="Filter documents">
+            <JsonField
+              label="Filter"
+              name="filter"
+              rows={2}
+              value={filterText}
+              onChange={setFilterText}
+              errors={[...(parsedFilter.ok ? [] : [parsedFilter.error]), ...(filterError && filterText.trim() ? [filterError] : [])]}
+              hint={
+                <>
+                  MongoDB-style JSON, e.g. <code>{'{"year": {"$gte": 2000}}'}</code>. Empty shows everything.
+                </>
+              }
+            />
+            <div className="mt-2 flex gap-2">
+              <Button type="submit" variant="secondary" disabled={!parsedFilter.ok}>
+                Apply filter
+              </Button>
+              {filter && (
+                <Button
+                  variant="ghost"
+                  onClick={() => {
+                    setFilterText("");
+                    setFilter(undefined);
+                    setPage(1);
+                  }}
+                >
+                  Clear
+                </Button>
+              )}
+            </div>
+          </form>
+          {textIndex && (
+            <form
+              className="min-w-0"
+              role="search"
+              aria-label="Search documents"
+              onSubmit={(e) => {
+                e.preventDefault();
+                setText(searchText);
+                setPage(1);
+              }}
+            >
+              <label htmlFor="document-search" className="block text-sm font-medium text-slate-700">
+                Full-text search
+              </label>
+              <div className="mt-1 flex gap-2">
+                <input
+                  id="document-search"
+                  type="search"
+                  value={searchText}
+                  onChange={(e) => setSearchText(e.target.value)}
+                  placeholder={`Words in ${textIndex.property}`}
+                  aria-invalid={searchError ? true : undefined}
+                  aria-describedby={searchError ? "document-search-error" : "document-search-hint"}
+                  className={inputClass}
+                />
+                <Button type="submit" variant="secondary">
+                  Search
+                </Button>
+              </div>
+              <p id="document-search-hint" className="mt-1 text-xs text-slate-500">
+                Searches <span className="font-mono">{textIndex.property}</span>: words, &quot;a phrase&quot;, -without, or.
+              </p>
+              {searchError && (
+                <p id="document-search-error" className="mt-1 text-xs text-red-600">
+                  {searchError}
+                </p>
+              )}
+            </form>
+          )}
+        </div>
+
+        <div className="mt-6">
+          {collection.isError && <Alert>{describeError(collection.error)}</Alert>}
+          {otherError && <Alert>{describeError(otherError)}</Alert>}
+          {documents.isPending && <p className="text-sm text-slate-500">Loading documents...</p>}
+          {documents.data && (
+            <DocumentTable
+              projectId={projectId}
+              collectionId={collectionId}
+              columns={columns}
+              items={items}
+              sort={sort}
+              onSort={toggleSort}
+              selected={selected}
+              onSelect={setSelected}
+              onEdit={(document) => setEditing({ mode: "edit", document })}
+              stale={documents.isPlaceholderData || !!queryError}
+              filtered={!!filter || !!text}
+            />
+          )}
+          {documents.data && (
+            <nav aria-label="Pages" className="mt-4 flex flex-wrap items-center justify-between gap-2 text-sm text-slate-600">
+              <span data-testid="documents-total">
+                {documents.data.total.toLocaleString("en")} {documents.data.total === 1 ? "document" : "documents"} · page {documents.data.page} of {documents.data.pages}
+              </span>
+              <span className="flex gap-2">
+                <Button variant="secondary" disabled={page <= 1} onClick={() => setPage((p) => Math.max(1, p - 1))}>
+                  Previous
+                </Button>
+                <Button variant="secondary" disabled={page >= documents.data.pages} onClick={() => setPage((p) => p + 1)}>
+                  Next
+                </Button>
+              </span>
+            </nav>
+          )}
+        </div>
+      </Card>
+    </div>
+  );
+}
+
+function DocumentTable({
+  projectId,
+  collectionId,
+  columns,
+  items,
+  sort,
+  onSort,
+  selected,
+  onSelect,
+  onEdit,
+  stale,
+  filtered,
+}: {
+  projectId: string;
+  collectionId: string;
+  columns: string[];
+  items: ArcaDocument[];
+  sort?: string;
+  onSort: (column: string) => void;
+  selected: Set<string>;
+  onSelect: (selected: Set<string>) => void;
+  onEdit: (document: ArcaDocument) => void;
+  stale: boolean;
+  filtered: boolean;
+}) {
+  const removeOne = useDeleteDocument(projectId, collectionId);
+  const removeMany = useDeleteDocuments(projectId, collectionId);
+  const [deleting, setDeleting] = useState<ArcaDocument | undefined>();
+  const [bulk, setBulk] = useState(false);
+  const [deleted, setDeleted] = useState<number | undefined>();
+  const ids = items.map((d) => d._id);
+  const allSelected = ids.length > 0 && ids.every((id) => selected.has(id));
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    onSelect(next);
+  };
+
+  if (items.length === 0) return <p className="text-sm text-slate-500">{filtered ? "No documents match." : "No documents yet."}</p>;
+
+  return (
+    <div className="space-y-3">
+      {deleted !== undefined && <Alert tone="success">{`Deleted ${deleted} ${deleted === 1 ? "document" : "documents"}.`}</Alert>}
+      {selected.size > 0 && (
+        <div className="flex flex-wrap items-center gap-3 rounded-md bg-slate-100 px-3 py-2 text-sm">
+          <span>{selected.size} selected</span>
+          <Button variant="danger" className="px-2.5 py-1.5 text-xs" onClick={() => setBulk(true)}>
+            Delete selected
+          </Button>
+          <Button variant="ghost" className="px-2.5 py-1.5 text-xs" onClick={() => onSelect(new Set())}>
+            Clear selection
+          </Button>
+        </div>
+      )}
+      <div className={`overflow-x-auto rounded-md border border-slate-200 ${stale ? "opacity-60" : ""}`}>
+        <table className="w-full text-sm" aria-label={`Documents of ${collectionId}`}>
+          <thead className="bg-slate-50 text-left text-xs text-slate-600">
+            <tr>
+              <th scope="col" className="w-8 px-3 py-2">
+                <input
+                  type="checkbox"
+                  aria-label="Select all documents on this page"
+                  checked={allSelected}
+                  onChange={(e) => onSelect(e.target.checked ? new Set([...selected, ...ids]) : new Set([...selected].filter((id) => !ids.includes(id))))}
+                  className="h-4 w-4 accent-indigo-600"
+                />
+              </th>
+              {columns.map((column) => {
+                const direction = sort === column ? "ascending" : sort === `-${column}` ? "descending" : undefined;
+                return (
+                  <th key={column} scope="col" aria-sort={direction ?? "none"} className="px-3 py-2 font-medium">
+                    <button
+                      type="button"
+                      onClick={() => onSort(column)}
+                      className="inline-flex items-center gap-1 whitespace-nowrap font-mono hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                      title={`Sort by ${column}`}
+                    >
+                      {column}
+                      <span aria-hidden className="text-slate-400">
+                        {direction === "ascending" ? "▲" : direction === "descending" ? "▼" : "↕"}
+                      </span>
+                    </button>
+                  </th>
+                );
+              })}
+              <th scope="col" className="px-3 py-2 text-right font-medium">
+                <span className="sr-only">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody className="divide-y divide-slate-100">
+            {items.map((document) => (
+              <tr key={document._id} data-testid={`document-${document._id}`} className={selected.has(document._id) ? "bg-indigo-50/50" : undefined}>
+                <td className="px-3 py-2">
+                  <input
+                    type="checkbox"
+                    aria-label={`Select ${document._id}`}
+                    checked={selected.has(document._id)}
+                    onChange={(e) => toggle(document._id, e.target.checked)}
+                    className="h-4 w-4 accent-indigo-600"
+                  />
+                </td>
+                {columns.map((column) => (
+                  <td key={column} className={`max-w-64 truncate px-3 py-2 ${column === "_id" ? "font-mono text-xs text-slate-700" : ""}`} title={cellText(document[column], 2000)}>
+                    {cellText(document[column])}
+                  </td>
+                ))}
+                <td className="whitespace-nowrap px-3 py-2 text-right">
+                  <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => onEdit(document)} aria-label={`Edit ${document._id}`}>
+                    Edit
+                  </Button>
+                  <Button variant="ghost" className="px-2 py-1 text-xs text-red-700 hover:bg-red-50" onClick={() => setDeleting(document)} aria-label={`Delete ${document._id}`}>
+                    Delete
+                  </Button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <ConfirmDialog
+        open={!!deleting}
+        title="Delete this document?"
+        confirmLabel="Delete document"
+        busy={removeOne.isPending}
+        onCancel={() => {
+          removeOne.reset();
+          setDeleting(undefined);
+        }}
+        onConfirm={() =>
+          deleting &&
+          removeOne.mutate(deleting._id, {
+            onSuccess: () => {
+              toggle(deleting._id, false);
+              setDeleted(1);
+              setDeleting(undefined);
+            },
+          })
+        }
+      >
+        <p>
+          <span className="font-mono font-medium">{deleting?._id}</span> and its files are deleted. This cannot be undone.
+        </p>
+        {removeOne.error && (
+          <div className="mt-3">
+            <Alert>{describeError(removeOne.error)}</Alert>
+          </div>
+        )}
+      </ConfirmDialog>
+      <ConfirmDialog
+        open={bulk}
+        title={`Delete ${selected.size} ${selected.size === 1 ? "document" : "documents"}?`}
+        confirmLabel="Delete documents"
+        busy={removeMany.isPending}
+        onCancel={() => {
+          removeMany.reset();
+          setBulk(false);
+        }}
+        onConfirm={() =>
+          removeMany.mutate([...selected], {
+            onSuccess: (answer) => {
+              setDeleted(answer.deleted);
+              onSelect(new Set());
+              setBulk(false);
+            },
+          })
+        }
+      >
+        <p>The selected documents and their files are deleted in one go. This cannot be undone.</p>
+        {removeMany.error && (
+          <div className="mt-3">
+            <Alert>{describeError(removeMany.error)}</Alert>
+          </div>
+        )}
+      </ConfirmDialog>
+    </div>
+  );
+}
+
+/** A starting document for a schema: each property with an empty value of its type. */
+function template(collection: CollectionDefinition): string {
+  const properties = collection.schema?.properties;
+  const out: Record<string, unknown> = {};
+  if (properties && typeof properties === "object")
+    for (const [name, property] of Object.entries(properties as Record<string, { type?: unknown }>)) {
+      const type = Array.isArray(property?.type) ? property.type[0] : property?.type;
+      const empty: Record<string, unknown> = { string: "", number: 0, integer: 0, boolean: false, array: [], object: {} };
+      if (typeof type === "string" && type in empty) out[name] = empty[type];
+      else if (type === "datetime") out[name] = new Date().toISOString();
+    }
+  return JSON.stringify(out, null, 2);
+}
+
+/** Create or edit one document as JSON; edits are sent as a merge patch of what changed. */
+function DocumentEditor({ projectId, collection, editing, onDone }: { projectId: string; collection: CollectionDefinition; editing: Editing; onDone: () => void }) {
+  const create = useCreateDocument(projectId, collection._id);
+  const patch = usePatchDocument(projectId, collection._id);
+  const original = editing.mode === "edit" ? editing.document : undefined;
+  const [text, setText] = useState(() => (original ? JSON.stringify(original, null, 2) : template(collection)));
+  const [notice, setNotice] = useState<string | undefined>();
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => ref.current?.scrollIntoView({ block: "nearest" }), []);
+  const mutation = original ? patch : create;
+  const parsed = parseJsonObject(text, "A document");
+  const localErrors = parsed.ok
+    ? original && parsed.value._id !== original._id
+      ? ["The _id cannot change: create a new document instead."]
+      : []
+    : [parsed.error];
+  const apiError = mutation.error instanceof ApiError ? mutation.error : undefined;
+  const serverErrors = apiError?.errors.map((e) => (e.property ? `${e.property}: ${e.message}` : e.message)) ?? [];
+
+  function submit(event: React.FormEvent) {
+    event.preventDefault();
+    if (!parsed.ok || localErrors.length) return;
+    setNotice(undefined);
+    if (original) {
+      const diff = mergePatchDiff(original, parsed.value);
+      delete diff._id;
+      if (!Object.keys(diff).length) return setNotice("Nothing changed.");
+      patch.mutate({ id: original._id, patch: diff }, { onSuccess: onDone });
+    } else {
+      const document = { ...parsed.value };
+      if (document._id === "" || document._id === null) delete document._id;
+      create.mutate(document, { onSuccess: onDone });
+    }
+  }
+
+  return (
+    <div ref={ref}>
+      <Card title={original ? `Edit ${original._id}` : "New document"} description={original ? "Only what you change is sent (a JSON merge patch)." : "Leave out _id to have one generated."}>
+        <form onSubmit={submit} className="space-y-4" noValidate aria-label={original ? "Edit document" : "New document"}>
+          {mutation.error && <Alert>{apiError?.errors.length ? `${apiError.message}: the server refused the document.` : describeError(mutation.error)}</Alert>}
+          {notice && <Alert tone="info">{notice}</Alert>}
+          <JsonField label="Document (JSON)" name="document" rows={14} value={text} onChange={setText} errors={[...localErrors, ...serverErrors]} />
+          <div className="flex flex-wrap justify-end gap-2">
+            <Button variant="secondary" onClick={onDone}>
+              Cancel
+            </Button>
+            <Button type="submit" disabled={!!localErrors.length || mutation.isPending}>
+              {mutation.isPending ? "Saving..." : original ? "Save document" : "Create document"}
+            </Button>
+          </div>
+        </form>
+      </Card>
+    </div>
+  );
+}
