@@ -15,7 +15,7 @@ export const WASM = Buffer.concat([Buffer.from([0x00, 0x61, 0x73, 0x6d, 0x01, 0x
 export function form(parts: Array<[string, string | Buffer, string?]>): FormData {
   const body = new FormData();
   for (const [name, value, fileName] of parts) {
-    if (fileName !== undefined) body.append(name, new Blob([new Uint8Array(value as Buffer)]), fileName);
+    if (fileName !== undefined) body.append(name, new Blob([typeof value === "string" ? value : new Uint8Array(value)]), fileName);
     else body.append(name, value as string);
   }
   return body;
