@@ -1,6 +1,7 @@
 "use client";
 
-import { useEffect, useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useState, useTransition, type FormEvent } from "react";
+import { signInAction } from "@/lib/auth/dashboard-actions";
 import {
   acceptWithLogin,
   acceptWithPassword,
@@ -14,7 +15,27 @@ type View =
   | { kind: "loading" }
   | { kind: "missing"; message: string }
   | { kind: "invitation"; invitation: Invitation }
-  | { kind: "joined"; invitation: Invitation };
+  | { kind: "joined"; invitation: Invitation; signInError?: string };
+
+/**
+ * After joining, the dashboard signs the user in (next-auth, like the sign-up page does) with the
+ * password just typed and opens the project; if that fails, the joined view links to sign-in.
+ */
+function useSignInAfterJoining(invitation: Invitation | undefined, onFailed: (message: string) => void) {
+  const [pending, start] = useTransition();
+  const signInTo = (password: string) => {
+    if (!invitation) return;
+    const form = new FormData();
+    form.set("email", invitation.email);
+    form.set("password", password);
+    form.set("callbackUrl", `/projects/${invitation.project._id}`);
+    start(async () => {
+      const state = await signInAction({}, form);
+      if (state.error) onFailed(state.error);
+    });
+  };
+  return { pending, signInTo };
+}
 
 /**
  * The invitation page: shows the project and the invited address; a newcomer sets a password,
@@ -22,6 +43,13 @@ type View =
  */
 export function AcceptInvitation({ token }: { token: string }) {
   const [view, setView] = useState<View>({ kind: "loading" });
+  const current = view.kind === "invitation" || view.kind === "joined" ? view.invitation : undefined;
+  const signIn = useSignInAfterJoining(current, (signInError) => current && setView({ kind: "joined", invitation: current, signInError }));
+  const joined = (password: string) => {
+    if (!current) return;
+    setView({ kind: "joined", invitation: current });
+    signIn.signInTo(password);
+  };
 
   useEffect(() => {
     let cancelled = false;
@@ -61,6 +89,16 @@ export function AcceptInvitation({ token }: { token: string }) {
         <p className="text-sm text-slate-700">
           <strong>{invitation.email}</strong> is now a member of the project.
         </p>
+        {signIn.pending && (
+          <p className="mt-3 text-sm text-slate-600" role="status">
+            Signing you in...
+          </p>
+        )}
+        {view.signInError && (
+          <p className="mt-3 text-sm text-slate-600" role="status">
+            Signing in did not work ({view.signInError}): sign in to open the project.
+          </p>
+        )}
         <a
           href={`/signin?callbackUrl=${encodeURIComponent(`/projects/${invitation.project._id}`)}`}
           className="mt-5 inline-block rounded-md bg-indigo-600 px-4 py-2 text-sm font-medium text-white hover:bg-indigo-700 focus:outline-none focus-visible:ring-2 focus-visible:ring-indigo-500 focus-visible:ring-offset-2"
@@ -92,15 +130,15 @@ export function AcceptInvitation({ token }: { token: string }) {
       )}
       {invitation.state === "valid" &&
         (invitation.has_account ? (
-          <SignInAndAccept token={token} invitation={invitation} onJoined={() => setView({ kind: "joined", invitation })} />
+          <SignInAndAccept token={token} invitation={invitation} onJoined={joined} />
         ) : (
-          <SignUpAndAccept token={token} onJoined={() => setView({ kind: "joined", invitation })} />
+          <SignUpAndAccept token={token} onJoined={joined} />
         ))}
     </>
   );
 }
 
-function SignUpAndAccept({ token, onJoined }: { token: string; onJoined: () => void }) {
+function SignUpAndAccept({ token, onJoined }: { token: string; onJoined: (password: string) => void }) {
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [state, setState] = useState<{ pending: boolean; error?: string }>({ pending: false });
@@ -111,7 +149,7 @@ function SignUpAndAccept({ token, onJoined }: { token: string; onJoined: () => v
     setState({ pending: true });
     try {
       await acceptWithPassword(token, password, name);
-      onJoined();
+      onJoined(password);
     } catch (error) {
       setState({ pending: false, error: messageOf(error) });
     }
@@ -128,7 +166,7 @@ function SignUpAndAccept({ token, onJoined }: { token: string; onJoined: () => v
   );
 }
 
-function SignInAndAccept({ token, invitation, onJoined }: { token: string; invitation: Invitation; onJoined: () => void }) {
+function SignInAndAccept({ token, invitation, onJoined }: { token: string; invitation: Invitation; onJoined: (password: string) => void }) {
   const [password, setPassword] = useState("");
   const [state, setState] = useState<{ pending: boolean; error?: string }>({ pending: false });
 
@@ -137,7 +175,7 @@ function SignInAndAccept({ token, invitation, onJoined }: { token: string; invit
     setState({ pending: true });
     try {
       await acceptWithLogin(token, invitation.email, password);
-      onJoined();
+      onJoined(password);
     } catch (error) {
       setState({ pending: false, error: messageOf(error) });
     }

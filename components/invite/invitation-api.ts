@@ -47,12 +47,21 @@ const path = (token: string) => `/api/invitations/${encodeURIComponent(token)}/`
 
 export const fetchInvitation = (token: string) => call<Invitation>(path(token));
 
-export const acceptWithPassword = (token: string, password: string, name: string) =>
-  call<{ sessionId: string }>(path(token), { action: "accept", json: { password, name } });
+/** Ends an API session the page opened only to accept (the dashboard signs in through next-auth). */
+const endSession = (sessionId: string) => call("/api/user/", { action: "logout", sessionId }).catch(() => undefined);
+
+export async function acceptWithPassword(token: string, password: string, name: string): Promise<void> {
+  const { sessionId } = await call<{ sessionId?: string }>(path(token), { action: "accept", json: { password, name } });
+  if (sessionId) await endSession(sessionId);
+}
 
 export async function acceptWithLogin(token: string, email: string, password: string): Promise<void> {
   const { sessionId } = await call<{ sessionId: string }>("/api/user/", { action: "login", json: { email, password } });
-  await call(path(token), { action: "accept", sessionId });
+  try {
+    await call(path(token), { action: "accept", sessionId });
+  } finally {
+    await endSession(sessionId);
+  }
 }
 
 export const requestNewLink = (token: string) => call<{ message: string }>(path(token), { action: "resend" });

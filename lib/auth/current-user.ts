@@ -1,6 +1,7 @@
 import { headers } from "next/headers";
 import { redirect } from "next/navigation";
 import { sessionIdFromCookies } from "./dashboard-session";
+import { signInPath } from "./safe-redirect";
 import { auth } from "./next-auth";
 import { userForSession, type PublicUser } from "./users";
 
@@ -15,9 +16,12 @@ export async function currentUser(): Promise<PublicUser | undefined> {
   return sessionId ? userForSession(sessionId) : undefined;
 }
 
-/** For protected pages and layouts: the user, or a redirect to the sign-in page. */
+/**
+ * For protected pages and layouts: the user, or a redirect to the sign-in page that brings the
+ * visitor back afterwards (the address comes from `proxy.ts`'s `x-arca-path` request header).
+ */
 export async function requireUser(): Promise<PublicUser> {
   const user = await currentUser();
-  if (!user) redirect("/signin");
+  if (!user) redirect(signInPath((await headers()).get("x-arca-path")));
   return user;
 }

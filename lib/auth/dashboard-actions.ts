@@ -2,6 +2,7 @@
 
 import { AuthError } from "next-auth";
 import { signIn, signOut } from "./next-auth";
+import { safeRedirect } from "./safe-redirect";
 
 /** Server actions of the dashboard's sign-in forms (next-auth sets the cookie on the response). */
 export interface SignInState {
@@ -27,10 +28,4 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
 
 export async function signOutAction(): Promise<void> {
   await signOut({ redirectTo: "/signin" });
-}
-
-/** Only same-site paths: `/projects/x`, never `//evil.example` or an absolute URL. */
-function safeRedirect(value: FormDataEntryValue | null): string {
-  const path = typeof value === "string" ? value : "";
-  return path.startsWith("/") && !path.startsWith("//") && !path.startsWith("/\\") ? path : "/projects";
 }

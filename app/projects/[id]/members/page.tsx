@@ -1,13 +1,13 @@
-import { ComingLater } from "@/components/projects/coming-later";
+import { MembersView } from "@/components/members/members-view";
+import { requireUser } from "@/lib/auth/current-user";
+import { getUserProject } from "@/lib/projects/projects";
 
 export const dynamic = "force-dynamic";
 export const metadata = { title: "Members" };
 
 export default async function MembersPage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requireUser();
   const { id } = await params;
-  return (
-    <ComingLater projectId={id} title="Members" api="/api/collections/_users/documents/">
-      Inviting people by e-mail, resending invitations and removing members come in the next dashboard release.
-    </ComingLater>
-  );
+  const { role } = await getUserProject(user._id, id);
+  return <MembersView projectId={id} myEmail={user.email} myRole={role} />;
 }
