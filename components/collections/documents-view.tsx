@@ -244,7 +244,7 @@ function DocumentTable({
           </Button>
         </div>
       )}
-      <div className={`overflow-x-auto rounded-md border border-slate-200 ${stale ? "opacity-60" : ""}`}>
+      <div className={`relative overflow-x-auto rounded-md border border-slate-200 ${stale ? "opacity-60" : ""}`}>
         <table className="w-full text-sm" aria-label={`Documents of ${collectionId}`}>
           <thead className="bg-slate-50 text-left text-xs text-slate-600">
             <tr>
@@ -391,7 +391,10 @@ function DocumentEditor({ projectId, collection, editing, onDone }: { projectId:
   const [text, setText] = useState(() => (original ? JSON.stringify(original, null, 2) : template(collection)));
   const [notice, setNotice] = useState<string | undefined>();
   const ref = useRef<HTMLDivElement>(null);
-  useEffect(() => ref.current?.scrollIntoView({ block: "nearest" }), []);
+  // A block body: newer browsers' scrollIntoView returns a promise, which is not a cleanup.
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: "nearest" });
+  }, []);
   const mutation = original ? patch : create;
   const parsed = parseJsonObject(text, "A document");
   const localErrors = parsed.ok

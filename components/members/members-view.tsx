@@ -85,7 +85,7 @@ function InviteForm({ projectId }: { projectId: string }) {
 
   return (
     <Card title="Invite people" description="Someone with an Arca account is added at once; anyone else gets a link to join.">
-      <form onSubmit={submit} className="space-y-4" aria-label="Invite people">
+      <form onSubmit={submit} className="space-y-4" aria-label="Invite people" noValidate>
         {invite.error && !apiError?.errorFor("_id") && <Alert>{describeError(invite.error)}</Alert>}
         {done && <Alert tone="success">{done}</Alert>}
         <TextField
