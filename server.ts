@@ -4,6 +4,7 @@ import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { apiApp } from "./lib/api/app";
 import { startFileWorkers } from "./lib/files/file-workers";
+import { startCounterCompaction } from "./lib/projects/counters";
 
 /**
  * `npm start`'s server, the fast door: `/api/*` goes straight to the Hono app (Next's route
@@ -26,7 +27,11 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
   });
   server.keepAliveTimeout = 65_000;
   const fileWorkers = startFileWorkers();
-  server.on("close", () => void fileWorkers.stop());
+  const stopCompaction = startCounterCompaction();
+  server.on("close", () => {
+    void fileWorkers.stop();
+    stopCompaction();
+  });
   await new Promise<void>((resolve) => server.listen(options.port, resolve));
   return server;
 }

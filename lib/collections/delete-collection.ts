@@ -1,6 +1,7 @@
 import { sql } from "../db/sql";
-import { onCommit, queryOne, transaction } from "../db/query";
-import { scheduleBlobDeletions } from "../files/blob-deletions";
+import { queryOne, transaction } from "../db/query";
+import { deleteFileRows } from "../files/file-rows";
+import { cancelPendingCounters } from "../projects/counters";
 import { forbidden, notFound } from "../errors";
 import { forgetCollectionState } from "../documents/collection-state";
 import { deleteDocumentsWhere } from "../documents/document-statements";
@@ -18,13 +19,8 @@ export async function deleteCollection(projectId: string, id: string): Promise<v
       const row = await queryOne(sql`SELECT 1 FROM collections WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
       if (!row) throw notFound("Collection not found.");
       await deleteDocumentsWhere(client, projectId, id, sql`TRUE`);
-      await client.query(
-        `WITH f AS (DELETE FROM files WHERE project_id = $1 AND collection_id = $2 RETURNING blob_key, size),
-              bd AS (INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f)
-         UPDATE projects SET files_size = greatest(0, files_size - (SELECT coalesce(sum(size), 0) FROM f)) WHERE id = $1`,
-        [projectId, id],
-      );
-      onCommit(client, () => scheduleBlobDeletions(projectId));
+      await deleteFileRows(client, projectId, sql`collection_id = ${id}`);
+      await cancelPendingCounters(client, projectId, id);
       await dropCollectionIndexes(client, projectId, id);
       await client.query("DELETE FROM collections WHERE project_id = $1 AND id = $2", [projectId, id]);
     });

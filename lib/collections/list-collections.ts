@@ -2,12 +2,13 @@ import { sql } from "../db/sql";
 import { query } from "../db/query";
 import { collectionView, type CollectionRow, type CollectionView } from "./collection";
 import { SYSTEM_COLLECTIONS, systemCollectionView } from "./system-collections";
+import { documentsCount } from "../projects/counters";
 
 /** Every collection of the project, the system ones first (with `is_system: true`). */
 export async function listCollections(projectId: string): Promise<CollectionView[]> {
   const [rows, counts] = await Promise.all([
     query<CollectionRow>(
-      sql`SELECT id, name, description, schema, indexes, documents_count FROM collections WHERE project_id = ${projectId} ORDER BY id`,
+      sql`SELECT c.id, c.name, c.description, c.schema, c.indexes, ${documentsCount("c")} AS documents_count FROM collections c WHERE c.project_id = ${projectId} ORDER BY c.id`,
     ),
     systemCounts(projectId),
   ]);

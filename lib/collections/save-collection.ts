@@ -7,6 +7,7 @@ import { mergePatch } from "../documents/merge-patch";
 import { collectionIdErrors, collectionView, type CollectionRow, type CollectionView, type IndexSpec } from "./collection";
 import { parseIndexes, syncIndexes } from "./collection-indexes";
 import { isSystemName } from "./system-collections";
+import { documentsCount } from "../projects/counters";
 
 export type SaveMode = "create" | "replace" | "merge";
 
@@ -41,7 +42,7 @@ export async function saveCollection(
         sql`INSERT INTO collections (project_id, id, name, description, schema, indexes)
             VALUES (${projectId}, ${id}, ${next.name}, ${next.description}, ${next.schema === null ? null : JSON.stringify(next.schema)}::jsonb, ${JSON.stringify(next.indexes)}::jsonb)
             ON CONFLICT (project_id, id) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, schema = EXCLUDED.schema, indexes = EXCLUDED.indexes
-            RETURNING id, name, description, schema, indexes, documents_count`,
+            RETURNING id, name, description, schema, indexes, ${documentsCount("collections")} AS documents_count`,
         client,
       );
       await syncIndexes(client, projectId, id, next.indexes);

@@ -1,5 +1,6 @@
 import { conflict, paymentRequired } from "../errors";
-import { sql, type Sql } from "../db/sql";
+import { raw, sql, type Sql } from "../db/sql";
+import { counterDelta, projectTotal, withLimitCheck } from "../projects/counters";
 import { onCommit, query, queryOne, type Queryable } from "../db/query";
 import { scheduleBlobDeletions } from "../files/blob-deletions";
 import { fileIdsIn } from "../files/file-record";
@@ -9,9 +10,9 @@ import { schemaGuard, StaleCollectionState, type CollectionState } from "./colle
 
 /**
  * The three write statements every document operation is made of. Each is ONE statement that
- * also keeps the counters (`collections.documents_count`, `projects.data_size` = sum of
- * `octet_length(data::text)`, `projects.files_size`) and writes the outbox (`document_events`),
- * so a write is atomic whether it runs alone or inside a transaction.
+ * also records its change of the counters (`documents_count`, `data_size` = sum of
+ * `octet_length(data::text)`, `files_size`; see lib/projects/counters.ts) and writes the outbox
+ * (`document_events`), so a write is atomic whether it runs alone or inside a transaction.
  */
 type Doc = Record<string, unknown>;
 
@@ -19,27 +20,29 @@ export const LIMIT_MESSAGE = "Project data size limit exceeded";
 
 /** Inserts a document, creating its collection (schema-less) when missing. 409 on a taken `_id`. */
 export async function insertDocument(db: Queryable, scope: ProjectScope, collectionId: string, state: CollectionState, doc: Doc): Promise<Doc> {
-  const { projectId } = scope;
+  const { projectId, dataSizeLimit } = scope;
   const size = sql`(SELECT size FROM input)`;
   const guard = schemaGuard(projectId, collectionId, state);
-  const row = await run(
-    db,
-    sql`WITH input AS (
-      SELECT x.data, octet_length(x.data::text) AS size FROM (SELECT ${JSON.stringify(doc)}::jsonb AS data) x
-    ), pr AS (
-      UPDATE projects SET data_size = data_size + ${size}
-      WHERE id = ${projectId} AND ${guard} AND (${scope.dataSizeLimit}::bigint = 0 OR data_size + ${size} <= ${scope.dataSizeLimit}::bigint)
-      RETURNING id
-    ), d AS (
-      INSERT INTO documents (project_id, collection_id, id, data) SELECT ${projectId}, ${collectionId}, ${doc._id as string}, input.data FROM pr, input
-      RETURNING id, data
-    ), co AS (
-      INSERT INTO collections (project_id, id, documents_count) SELECT ${projectId}, ${collectionId}, 1 FROM d
-      ON CONFLICT (project_id, id) DO UPDATE SET documents_count = collections.documents_count + 1
-    ), ev AS (
-      INSERT INTO document_events (project_id, collection_id, document_id, kind, after) SELECT ${projectId}, ${collectionId}, id, 'created', data FROM d
-    )
-    SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
+  const withinLimit = dataSizeLimit > 0 ? sql`${projectTotal(projectId, "data_size")} + ${size} <= ${dataSizeLimit}::bigint` : raw("TRUE");
+  const row = await withLimitCheck(db, projectId, dataSizeLimit > 0, (db) =>
+    run(
+      db,
+      sql`WITH input AS (
+        SELECT x.data, octet_length(x.data::text) AS size FROM (SELECT ${JSON.stringify(doc)}::jsonb AS data) x
+      ), ok AS (
+        SELECT 1 WHERE ${guard} AND ${withinLimit}
+      ), d AS (
+        INSERT INTO documents (project_id, collection_id, id, data) SELECT ${projectId}, ${collectionId}, ${doc._id as string}, input.data FROM ok, input
+        RETURNING id, data
+      ), co AS (
+        INSERT INTO collections (project_id, id) SELECT ${projectId}, ${collectionId} FROM d ON CONFLICT (project_id, id) DO NOTHING
+      ), cd AS (
+        ${counterDelta(projectId, collectionId, { documents: 1, dataSize: size }, sql`EXISTS (SELECT 1 FROM d)`)}
+      ), ev AS (
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after) SELECT ${projectId}, ${collectionId}, id, 'created', data FROM d
+      )
+      SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
+    ),
   );
   if (row.data) return row.data;
   if (!row.fresh) throw new StaleCollectionState();
@@ -48,27 +51,31 @@ export async function insertDocument(db: Queryable, scope: ProjectScope, collect
 
 /** Replaces a stored document (`before` was read FOR UPDATE by the caller's transaction). */
 export async function replaceDocument(db: Queryable, scope: ProjectScope, collectionId: string, state: CollectionState, before: Doc, after: Doc): Promise<Doc> {
-  const { projectId } = scope;
+  const { projectId, dataSizeLimit } = scope;
   const id = after._id as string;
   const guard = schemaGuard(projectId, collectionId, state);
   const delta = sql`((SELECT size FROM input) - (SELECT octet_length(data::text) FROM documents WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND id = ${id}))`;
-  const row = await run(
-    db,
-    sql`WITH input AS (
-      SELECT x.data, octet_length(x.data::text) AS size FROM (SELECT ${JSON.stringify(after)}::jsonb AS data) x
-    ), pr AS (
-      UPDATE projects SET data_size = data_size + ${delta}
-      WHERE id = ${projectId} AND ${guard} AND (${scope.dataSizeLimit}::bigint = 0 OR ${delta} <= 0 OR data_size + ${delta} <= ${scope.dataSizeLimit}::bigint)
-      RETURNING id
-    ), d AS (
-      UPDATE documents SET data = input.data, updated_at = now() FROM pr, input
-      WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND documents.id = ${id}
-      RETURNING documents.id, documents.data
-    ), ev AS (
-      INSERT INTO document_events (project_id, collection_id, document_id, kind, before, after)
-      SELECT ${projectId}, ${collectionId}, id, 'updated', ${JSON.stringify(before)}::jsonb, data FROM d
-    )
-    SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
+  const withinLimit =
+    dataSizeLimit > 0 ? sql`(${delta} <= 0 OR ${projectTotal(projectId, "data_size")} + ${delta} <= ${dataSizeLimit}::bigint)` : raw("TRUE");
+  const row = await withLimitCheck(db, projectId, dataSizeLimit > 0, (db) =>
+    run(
+      db,
+      sql`WITH input AS (
+        SELECT x.data, octet_length(x.data::text) AS size FROM (SELECT ${JSON.stringify(after)}::jsonb AS data) x
+      ), change AS (
+        SELECT ${delta} AS size WHERE ${guard} AND ${withinLimit}
+      ), d AS (
+        UPDATE documents SET data = input.data, updated_at = now() FROM change, input
+        WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND documents.id = ${id}
+        RETURNING documents.id, documents.data
+      ), cd AS (
+        ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)` }, sql`EXISTS (SELECT 1 FROM d)`)}
+      ), ev AS (
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, before, after)
+        SELECT ${projectId}, ${collectionId}, id, 'updated', ${JSON.stringify(before)}::jsonb, data FROM d
+      )
+      SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
+    ),
   );
   if (row.data) {
     // A file property replaced or removed: its record goes in this transaction, its bytes after.
@@ -96,14 +103,17 @@ export async function deleteDocumentsWhere(db: Queryable, projectId: string, col
       RETURNING blob_key, size
     ), bd AS (
       INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
-    ), pr AS (
-      UPDATE projects SET
-        data_size = greatest(0, data_size - (SELECT coalesce(sum(octet_length(data::text)), 0) FROM d)),
-        files_size = greatest(0, files_size - (SELECT coalesce(sum(size), 0) FROM f))
-      WHERE id = ${projectId} AND EXISTS (SELECT 1 FROM d)
-    ), co AS (
-      UPDATE collections SET documents_count = documents_count - (SELECT count(*) FROM d)
-      WHERE project_id = ${projectId} AND id = ${collectionId} AND EXISTS (SELECT 1 FROM d)
+    ), cd AS (
+      ${counterDelta(
+        projectId,
+        collectionId,
+        {
+          documents: sql`-(SELECT count(*) FROM d)`,
+          dataSize: sql`-(SELECT coalesce(sum(octet_length(data::text)), 0) FROM d)`,
+          filesSize: sql`-(SELECT coalesce(sum(size), 0) FROM f)`,
+        },
+        sql`EXISTS (SELECT 1 FROM d)`,
+      )}
     )
     SELECT data FROM d`,
     db,

@@ -7,6 +7,7 @@ import type { ListQuery } from "../lists/list-query";
 import { projectDocument } from "../lists/project-document";
 import { compileFilter, parseFilter, pathExpression } from "../query";
 import { collectionState } from "./collection-state";
+import { documentsCount } from "../projects/counters";
 
 type Doc = Record<string, unknown>;
 
@@ -42,7 +43,7 @@ export async function listDocuments(
   );
   const offset = (list.page - 1) * list.perPage;
   const rows = await query<{ documents_count: number; schema: Doc | null; data: Doc | null; total: number | null }>(
-    sql`SELECT c.documents_count, c.schema, x.data, x.total FROM collections c
+    sql`SELECT ${documentsCount("c")} AS documents_count, c.schema, x.data, x.total FROM collections c
         LEFT JOIN LATERAL (
           SELECT d.data, ${filtered ? raw("count(*) OVER ()") : raw("NULL::bigint")} AS total FROM documents d
           WHERE d.project_id = ${projectId} AND d.collection_id = ${collectionId}${where}

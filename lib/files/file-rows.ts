@@ -1,14 +1,15 @@
 import { onCommit, query, queryOne, type Queryable } from "../db/query";
 import { raw, sql, type Sql } from "../db/sql";
 import { paymentRequired } from "../errors";
+import { counterDelta, projectTotal, withLimitCheck } from "../projects/counters";
 import { scheduleBlobDeletions } from "./blob-deletions";
 import { FILE_COLUMNS, fileIdsIn, type FileRow } from "./file-record";
 
 export const FILES_LIMIT_MESSAGE = "Project files size limit exceeded";
 
 /**
- * Inserts file records and adds their sizes to `projects.files_size` with one relative UPDATE
- * (exact under any concurrency), refusing with 402 past `files_size_limit` (0 = none). Deletes
+ * Inserts file records and adds their sizes to the project's `files_size` (a counter delta,
+ * exact under any concurrency), refusing with 402 past `files_size_limit` (0 = none). Deletes
  * the upload's "pending" markers in `blob_deletions` in the same transaction: once this
  * commits, the blobs belong to their records.
  */
@@ -16,13 +17,11 @@ export async function insertFileRows(db: Queryable, rows: FileRow[], filesSizeLi
   if (rows.length === 0) return;
   const projectId = rows[0].project_id;
   const total = rows.reduce((sum, r) => sum + r.size, 0);
-  const updated = await queryOne(
-    sql`UPDATE projects SET files_size = files_size + ${total}::bigint
-        WHERE id = ${projectId} AND (${filesSizeLimit}::bigint <= 0 OR files_size + ${total}::bigint <= ${filesSizeLimit}::bigint)
-        RETURNING files_size`,
-    db,
+  const withinLimit = filesSizeLimit > 0 ? sql`${projectTotal(projectId, "files_size")} + ${total}::bigint <= ${filesSizeLimit}::bigint` : raw("TRUE");
+  const counted = await withLimitCheck(db, projectId, filesSizeLimit > 0, (db) =>
+    queryOne(sql`WITH cd AS (${counterDelta(projectId, "", { filesSize: total }, withinLimit)} RETURNING 1) SELECT 1 FROM cd`, db),
   );
-  if (!updated) throw paymentRequired(FILES_LIMIT_MESSAGE);
+  if (!counted) throw paymentRequired(FILES_LIMIT_MESSAGE);
   const column = <K extends keyof FileRow>(key: K) => rows.map((r) => r[key]);
   await query(
     sql`INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access)
@@ -45,9 +44,8 @@ export async function deleteFileRows(db: Queryable, projectId: string, where: Sq
       DELETE FROM files WHERE project_id = ${projectId} AND ${where} RETURNING *
     ), bd AS (
       INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
-    ), pr AS (
-      UPDATE projects SET files_size = greatest(0, files_size - (SELECT coalesce(sum(size), 0) FROM f))
-      WHERE id = ${projectId} AND EXISTS (SELECT 1 FROM f)
+    ), cd AS (
+      ${counterDelta(projectId, "", { filesSize: sql`-(SELECT coalesce(sum(size), 0) FROM f)` }, sql`EXISTS (SELECT 1 FROM f)`)}
     )
     SELECT ${rawColumns} FROM f`,
     db,

@@ -3,6 +3,7 @@ import { prisma } from "../db/pool";
 import { query, transaction } from "../db/query";
 import { sql } from "../db/sql";
 import { invalidateAuthCache } from "../auth/auth-cache";
+import { cancelPendingCounters } from "./counters";
 import type { PublicUser } from "../auth/users";
 import {
   MAX_PROJECTS_PER_OWNER,
@@ -10,6 +11,7 @@ import {
   defaultSettings,
   parseProjectInput,
   projectView,
+  type ProjectRow,
   type ProjectSettings,
   type ProjectView,
 } from "./project";
@@ -24,21 +26,21 @@ export async function listUserProjects(userId: string): Promise<ProjectView[]> {
   const rows = await prisma().$queryRaw<Array<{ id: string }>>`
     SELECT project_id AS id FROM members WHERE user_id = ${userId} AND is_active ORDER BY project_id`;
   const projects = await prisma().project.findMany({ where: { id: { in: rows.map((r) => r.id) } }, orderBy: { id: "asc" } });
-  return projects.map(projectView);
+  return viewsWithTotals(projects);
 }
 
 /** The project as stored now (status sizes change with every write, so never from a cache). */
 export async function readProject(projectId: string): Promise<ProjectView> {
   const project = await prisma().project.findUnique({ where: { id: projectId } });
   if (!project) throw notFound("Project not found.");
-  return projectView(project);
+  return (await viewsWithTotals([project]))[0];
 }
 
 export async function getUserProject(userId: string, projectId: string): Promise<ProjectAccess> {
   const member = await prisma().member.findFirst({ where: { projectId, userId, isActive: true } });
   const project = member && (await prisma().project.findUnique({ where: { id: projectId } }));
   if (!member || !project) throw notFound("Project not found.");
-  return { project: projectView(project), role: member.role as ProjectAccess["role"] };
+  return { project: (await viewsWithTotals([project]))[0], role: member.role as ProjectAccess["role"] };
 }
 
 export async function createProject(user: PublicUser, projectId: string, body: Record<string, unknown>): Promise<ProjectView> {
@@ -98,7 +100,20 @@ async function writeProject(
     data: { name: input.name, settings: input.settings as object, isActive: input.isActive },
   });
   invalidateAuthCache();
-  return projectView(row);
+  return (await viewsWithTotals([row]))[0];
+}
+
+/** Project views with their current sizes: the columns plus pending counter deltas. */
+async function viewsWithTotals(rows: ProjectRow[]): Promise<ProjectView[]> {
+  if (rows.length === 0) return [];
+  const totals = await query<{ project_id: string; data_size: number; files_size: number }>(
+    sql`SELECT project_id, data_size, files_size FROM project_totals WHERE project_id = ANY(${rows.map((r) => r.id)}::text[])`,
+  );
+  const byId = new Map(totals.map((t) => [t.project_id, t]));
+  return rows.map((row) => {
+    const total = byId.get(row.id);
+    return projectView(total ? { ...row, dataSize: total.data_size, filesSize: total.files_size } : row);
+  });
 }
 
 /** Owner only. Documents, files and members go with it; bytes are queued for deletion. */
@@ -110,6 +125,7 @@ export async function deleteProject(user: PublicUser, projectId: string): Promis
     await query(sql`DELETE FROM document_events WHERE project_id = ${projectId}`, client);
     await query(sql`DELETE FROM documents WHERE project_id = ${projectId}`, client);
     await query(sql`DELETE FROM projects WHERE id = ${projectId}`, client);
+    await cancelPendingCounters(client, projectId);
   });
   invalidateAuthCache();
 }

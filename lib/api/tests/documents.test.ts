@@ -179,7 +179,7 @@ describe("counters and the outbox", () => {
 
   it("data_size equals the sum of the documents' JSON text", async () => {
     const { rows } = await db.query(
-      "SELECT p.data_size::bigint AS size, (SELECT coalesce(sum(octet_length(data::text)), 0) FROM documents WHERE project_id = p.id)::bigint AS actual FROM projects p WHERE id = $1",
+      "SELECT p.data_size::bigint AS size, (SELECT coalesce(sum(octet_length(data::text)), 0) FROM documents WHERE project_id = p.project_id)::bigint AS actual FROM project_totals p WHERE project_id = $1",
       [owner.project],
     );
     expect(Number(rows[0].size)).toBe(Number(rows[0].actual));

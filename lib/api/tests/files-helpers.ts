@@ -35,7 +35,7 @@ export async function closeDb() {
 }
 
 export async function filesSize(project: string): Promise<number> {
-  const { rows } = await (await db()).query("SELECT files_size, (SELECT coalesce(sum(size),0) FROM files WHERE project_id = $1) AS sum FROM projects WHERE id = $1", [project]);
+  const { rows } = await (await db()).query("SELECT files_size FROM project_totals WHERE project_id = $1", [project]);
   return Number(rows[0].files_size);
 }
 export async function sumOfSizes(project: string): Promise<number> {
