@@ -75,7 +75,7 @@ export function CollectionsView({ projectId, canManage }: { projectId: string; c
 
 function CollectionTable({ items, href, label }: { items: CollectionDefinition[]; href: (c: CollectionDefinition) => string | undefined; label: string }) {
   return (
-    <div className="overflow-x-auto">
+    <div className="relative overflow-x-auto">
       <table className="w-full text-sm" aria-label={label}>
         <thead className="border-b border-slate-200 text-left text-xs uppercase tracking-wide text-slate-500">
           <tr>

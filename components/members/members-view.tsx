@@ -4,7 +4,7 @@ import { useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { useInviteMember, useMembers, useRemoveMember, useUpdateMember } from "@/lib/client/hooks";
 import type { Member, MemberRole } from "@/lib/client/types";
-import { Alert, Badge, Button, Card, ConfirmDialog, inputClass, SelectField, TextField } from "@/components/ui";
+import { Alert, Badge, Button, Card, ConfirmDialog, SelectField, TextField } from "@/components/ui";
 
 type InvitableRole = Exclude<MemberRole, "owner">;
 
@@ -124,7 +124,7 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
   return (
     <li className="py-3" data-testid={`member-${member._id}`}>
       <div className="flex flex-wrap items-center justify-between gap-3">
-        <div className="min-w-0 flex-1">
+        <div className="min-w-48 flex-1">
           <div className="flex flex-wrap items-center gap-2">
             <span className="break-all font-medium text-slate-900">{member._id}</span>
             {isMe && <span className="text-xs text-slate-500">(you)</span>}
@@ -147,7 +147,7 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
               value={member.role}
               disabled={update.isPending}
               onChange={(e) => update.mutate({ id: member._id, patch: { role: e.target.value as InvitableRole } })}
-              className={`${inputClass} w-auto py-1.5 text-xs`}
+              className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-xs shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500/30 disabled:bg-slate-100"
             >
               <option value="member">Member</option>
               <option value="admin">Admin</option>
