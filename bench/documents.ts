@@ -2,19 +2,24 @@
  * Documents benchmark: `npm run bench:documents`.
  *
  * Starts its own PostgreSQL (embedded, `./.bench-data`, port 54349; or `DATABASE_URL`'s server)
- * with a fresh database, the real Arca server (`startServer`, no dashboard), seeds 100k documents
- * with one INSERT ... SELECT generate_series, creates a simple index on `sku` through the API, then
- * runs autocannon (10 connections, BENCH_SECONDS each, default 10) against:
+ * with a fresh database, seeds 100k documents with one INSERT ... SELECT generate_series, starts
+ * the real Arca server (`startServer`, no dashboard) and a plain Node `http` + `pg` baseline, EACH
+ * AS A CHILD PROCESS (the load generator must not share their event loop), creates a simple index
+ * on `sku` through the API, then runs autocannon (10 connections, 2 s warm-up, BENCH_SECONDS
+ * each, default 10) against:
  *   create   POST /api/collections/bench/documents/
  *   read     GET  /api/collections/bench/documents/<random id>/
  *   list     GET  /api/collections/bench/documents/?filter={"sku":"sku-<random>"}  (10 matches)
- * and the same three against a plain Node `http` + `pg` baseline (no auth, same SQL shape),
- * printing req/s, p50, p99 and the ratios Arca / baseline.
+ * The baseline does what plain `pg` would: one INSERT, one SELECT by key, one indexed SELECT; no
+ * auth, validation, counters or outbox. Prints req/s, p50, p99 and the ratios Arca / baseline.
  */
+import { spawn, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { hashSecret, randomSecret } from "../lib/auth/secrets";
@@ -39,18 +44,25 @@ interface Result {
   non2xx: number;
 }
 
+if (process.argv[2] === "--arca") void serveArca(process.argv[3]);
+else if (process.argv[2] === "--baseline") void serveBaseline(process.argv[3]);
+else
+  main().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+
 async function main() {
   const { url, cleanup } = await database();
+  const children: ChildProcess[] = [];
   try {
     await migrate(url, path.resolve("prisma/migrations"));
     const secret = await seed(url);
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "arca-bench-"));
-    process.env.DATABASE_URL = url;
-    process.env.ARCA_DATA_DIR = dataDir;
-    resetConfig();
-    connectDatabase(url);
-    const server = await startServer({ port: 0, withDashboard: false });
-    const arca = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const arca = await startChild("--arca", url, children);
+    const baseline = await startChild("--baseline", url, children);
     const headers = { "x-project": PROJECT, authorization: `Token ${secret}`, "content-type": "application/json" };
 
     const index = await fetch(`${arca}/api/collections/${COLLECTION}/`, {
@@ -64,26 +76,55 @@ async function main() {
     await analyze.query("ANALYZE documents");
     await analyze.end();
 
-    const baselineServer = await startBaseline(url);
-    const baseline = `http://127.0.0.1:${(baselineServer.address() as { port: number }).port}`;
-
     const results: { arca: Result; base: Result }[] = [];
     for (const kind of ["create", "read", "list"] as const) {
       const a = await run(`arca ${kind}`, arca, kind, headers);
-      const b = await run(`baseline ${kind}`, baseline, kind, {});
+      const b = await run(`baseline ${kind}`, baseline, kind, { "content-type": "application/json" });
       results.push({ arca: a, base: b });
     }
     printTable(results);
-
-    server.closeAllConnections();
-    await new Promise((r) => server.close(r));
-    baselineServer.closeAllConnections();
-    await new Promise((r) => baselineServer.close(r));
-    await disconnectDatabase();
-    fs.rmSync(dataDir, { recursive: true, force: true });
   } finally {
+    for (const child of children) child.kill("SIGTERM");
+    await Promise.all(children.map((child) => (child.exitCode === null ? once(child, "exit") : undefined)));
     await cleanup();
   }
+}
+
+/** Starts this file as a child serving one side; resolves with its base URL once it listens. */
+async function startChild(role: "--arca" | "--baseline", url: string, children: ChildProcess[]): Promise<string> {
+  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), role, url], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, NODE_ENV: "production" },
+  });
+  children.push(child);
+  let output = "";
+  for await (const chunk of child.stdout!) {
+    output += chunk;
+    const match = /listening (\d+)/.exec(output);
+    if (match) {
+      child.stdout!.resume();
+      return `http://127.0.0.1:${match[1]}`;
+    }
+  }
+  throw new Error(`${role} server exited before listening: ${output}`);
+}
+
+/** Child: Arca's real server over the benchmark database. */
+async function serveArca(url: string) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "arca-bench-"));
+  process.env.DATABASE_URL = url;
+  process.env.ARCA_DATA_DIR = dataDir;
+  resetConfig();
+  connectDatabase(url);
+  const server = await startServer({ port: 0, withDashboard: false });
+  console.log(`listening ${(server.address() as { port: number }).port}`);
+  process.on("SIGTERM", () => {
+    server.closeAllConnections();
+    server.close(() => {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      void disconnectDatabase().then(() => process.exit(0));
+    });
+  });
 }
 
 async function database(): Promise<{ url: string; cleanup: () => Promise<void> }> {
@@ -152,19 +193,18 @@ function run(name: string, base: string, kind: "create" | "read" | "list", heade
       : kind === "read"
         ? { method: "GET" as const, path: docs, setupRequest: (r: any) => ({ ...r, path: `${docs}doc${random(DOCUMENTS)}/` }) }
         : { method: "GET" as const, path: docs, setupRequest: (r: any) => ({ ...r, path: `${docs}?filter=${encodeURIComponent(JSON.stringify({ sku: `sku-${random(9999)}` }))}` }) };
-  return new Promise((resolve, reject) => {
-    autocannon(
-      { url: base, connections: CONNECTIONS, duration: SECONDS, headers, requests: [request] },
-      (error: Error | null, result: any) => {
-        if (error) return reject(error);
-        resolve({ name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx });
-      },
+  const measure = (duration: number) =>
+    new Promise<any>((resolve, reject) =>
+      autocannon({ url: base, connections: CONNECTIONS, duration, headers, requests: [request] }, (error: Error | null, result: any) =>
+        error ? reject(error) : resolve(result),
+      ),
     );
-  });
+  // A short warm-up first: the first second of a cold server measures JIT and pool growth.
+  return measure(2).then(() => measure(SECONDS)).then((result) => ({ name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx }));
 }
 
-/** The same three operations in plain Node `http` + `pg`: no framework, no auth, no validation. */
-async function startBaseline(url: string): Promise<http.Server> {
+/** Child: the same three operations in plain Node `http` + `pg`, as plain as they come. */
+async function serveBaseline(url: string) {
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   let counter = 0;
   const server = http.createServer(async (req, res) => {
@@ -176,14 +216,9 @@ async function startBaseline(url: string): Promise<http.Server> {
         const chunks: Buffer[] = [];
         for await (const chunk of req) chunks.push(chunk as Buffer);
         const doc = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-        doc._id = `b${Date.now().toString(16)}${(counter++).toString(16)}`;
+        doc._id = `b${process.pid.toString(16)}${(counter++).toString(16)}`;
         const { rows } = await pool.query(
-          `WITH input AS (SELECT x.data, octet_length(x.data::text) AS size FROM (SELECT $4::jsonb AS data) x),
-           pr AS (UPDATE projects SET data_size = data_size + (SELECT size FROM input) WHERE id = $1 RETURNING id),
-           d AS (INSERT INTO documents (project_id, collection_id, id, data) SELECT $1, $2, $3, input.data FROM pr, input RETURNING id, data),
-           co AS (INSERT INTO collections (project_id, id, documents_count) SELECT $1, $2, 1 FROM d ON CONFLICT (project_id, id) DO UPDATE SET documents_count = collections.documents_count + 1),
-           ev AS (INSERT INTO document_events (project_id, collection_id, document_id, kind, after) SELECT $1, $2, id, 'created', data FROM d)
-           SELECT data FROM d`,
+          "INSERT INTO documents (project_id, collection_id, id, data) VALUES ($1, $2, $3, $4) RETURNING data",
           [PROJECT, collection, doc._id, JSON.stringify(doc)],
         );
         return send(res, 201, rows[0].data);
@@ -206,9 +241,13 @@ async function startBaseline(url: string): Promise<http.Server> {
       send(res, 500, { message: String(error) });
     }
   });
-  server.on("close", () => void pool.end());
+  server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return server;
+  console.log(`listening ${(server.address() as { port: number }).port}`);
+  process.on("SIGTERM", () => {
+    server.closeAllConnections();
+    server.close(() => void pool.end().then(() => process.exit(0)));
+  });
 }
 
 function send(res: http.ServerResponse, status: number, body: unknown) {
@@ -235,10 +274,3 @@ function printTable(rows: { arca: Result; base: Result }[]) {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
