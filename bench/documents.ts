@@ -92,7 +92,9 @@ async function main() {
 
 /** Starts this file as a child serving one side; resolves with its base URL once it listens. */
 async function startChild(role: "--arca" | "--baseline", url: string, children: ChildProcess[]): Promise<string> {
-  const child = spawn(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), role, url], {
+  // BENCH_PROFILE=1 writes a CPU profile of the Arca server (open it in Chrome DevTools).
+  const profile = role === "--arca" && process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir=.bench-data/profiles"] : [];
+  const child = spawn(process.execPath, [...profile, "--import", "tsx", fileURLToPath(import.meta.url), role, url], {
     stdio: ["ignore", "pipe", "inherit"],
     env: { ...process.env, NODE_ENV: "production" },
   });
