@@ -77,7 +77,9 @@ async function main() {
     await analyze.end();
 
     const results: { arca: Result; base: Result }[] = [];
-    for (const kind of ["create", "read", "list"] as const) {
+    // BENCH_OPS=read,list runs a subset (e.g. to profile one path).
+    const ops = (process.env.BENCH_OPS ?? "create,read,list").split(",") as Array<"create" | "read" | "list">;
+    for (const kind of ops) {
       const a = await run(`arca ${kind}`, arca, kind, headers);
       const b = await run(`baseline ${kind}`, baseline, kind, { "content-type": "application/json" });
       results.push({ arca: a, base: b });
