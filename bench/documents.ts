@@ -22,10 +22,8 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
-import { hashSecret, randomSecret } from "../lib/auth/secrets";
+import { benchDatabase, seedProject } from "./bench-database";
 import { resetConfig } from "../lib/config";
-import { startEmbeddedPostgres } from "../lib/db/embedded-postgres";
-import { migrate } from "../lib/db/migrate";
 import { connectDatabase, disconnectDatabase } from "../lib/db/pool";
 import { startServer } from "../server";
 
@@ -56,10 +54,9 @@ else
   );
 
 async function main() {
-  const { url, cleanup } = await database();
+  const { url, cleanup } = await benchDatabase("documents");
   const children: ChildProcess[] = [];
   try {
-    await migrate(url, path.resolve("prisma/migrations"));
     const secret = await seed(url);
     const arca = await startChild("--arca", url, children);
     const baseline = await startChild("--baseline", url, children);
@@ -131,44 +128,11 @@ async function serveArca(url: string) {
   });
 }
 
-async function database(): Promise<{ url: string; cleanup: () => Promise<void> }> {
-  let adminUrl = process.env.DATABASE_URL;
-  let stop = async () => {};
-  if (!adminUrl) {
-    const pgServer = await startEmbeddedPostgres({ dataDir: path.resolve(".bench-data"), port: 54349, database: "postgres" });
-    adminUrl = pgServer.url;
-    stop = () => pgServer.stop();
-  }
-  const name = `arca_bench_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async cleanup() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await client.end();
-      await stop();
-    },
-  };
-}
-
 /** A user, the project, an all-powerful token, and DOCUMENTS documents, straight in SQL. */
 async function seed(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const secret = randomSecret();
-  await client.query(`INSERT INTO users (id, email, password_hash, confirmed_at) VALUES ('bench-user', 'bench@example.test', 'x', now())`);
-  await client.query(`INSERT INTO projects (id, name, owner_id, settings) VALUES ($1, 'Bench', 'bench-user', '{}')`, [PROJECT]);
-  await client.query(
-    `INSERT INTO tokens (project_id, id, name, secret_hash, permission) VALUES ($1, 'bench', 'bench', $2, '{"all": true, "read": [], "write": [], "update": [], "delete": []}')`,
-    [PROJECT, hashSecret(secret)],
-  );
+  const secret = await seedProject(client, PROJECT);
   await client.query(`INSERT INTO collections (project_id, id) VALUES ($1, $2)`, [PROJECT, COLLECTION]);
   const started = Date.now();
   await client.query(

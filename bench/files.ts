@@ -20,9 +20,7 @@ import os from "node:os";
 import path from "node:path";
 import { once } from "node:events";
 import pg from "pg";
-import { hashSecret, randomSecret } from "../lib/auth/secrets";
-import { startEmbeddedPostgres } from "../lib/db/embedded-postgres";
-import { migrate } from "../lib/db/migrate";
+import { benchDatabase, seedProject } from "./bench-database";
 
 const FILE_MB = Number(process.env.BENCH_FILE_MB || 1024);
 const RANGES = Number(process.env.BENCH_RANGES || 2000);
@@ -47,12 +45,11 @@ async function serve() {
 async function main() {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "arca-bench-files-"));
   fs.chmodSync(work, 0o755); // nginx's workers run as an unprivileged user
-  const { url, cleanup } = await database();
+  const { url, cleanup } = await benchDatabase("files");
   let child: ChildProcess | undefined;
   let nginx: { port: number; stop(): void } | undefined;
   let plain: http.Server | undefined;
   try {
-    await migrate(url, path.resolve("prisma/migrations"));
     const secret = await seed(url);
     const dataDir = path.join(work, "data");
     child = spawn(process.execPath, ["--import", "tsx", "bench/files.ts", "--server"], {
@@ -269,43 +266,10 @@ http {
   return { port, stop: () => proc.kill("SIGQUIT") };
 }
 
-async function database(): Promise<{ url: string; cleanup: () => Promise<void> }> {
-  let adminUrl = process.env.DATABASE_URL;
-  let stop = async () => {};
-  if (!adminUrl) {
-    const pgServer = await startEmbeddedPostgres({ dataDir: path.resolve(".bench-data"), port: 54349, database: "postgres" });
-    adminUrl = pgServer.url;
-    stop = () => pgServer.stop();
-  }
-  const name = `arca_bench_files_${Date.now().toString(36)}`;
-  const admin = new pg.Client({ connectionString: adminUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  return {
-    url: url.toString(),
-    async cleanup() {
-      const client = new pg.Client({ connectionString: adminUrl });
-      await client.connect();
-      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
-      await client.end();
-      await stop();
-    },
-  };
-}
-
 async function seed(url: string): Promise<string> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
-  const secret = randomSecret();
-  await client.query(`INSERT INTO users (id, email, password_hash, confirmed_at) VALUES ('bench-user', 'bench@example.test', 'x', now())`);
-  await client.query(`INSERT INTO projects (id, name, owner_id, settings) VALUES ($1, 'Bench', 'bench-user', '{}')`, [PROJECT]);
-  await client.query(
-    `INSERT INTO tokens (project_id, id, name, secret_hash, permission) VALUES ($1, 'bench', 'bench', $2, '{"all": true, "read": [], "write": [], "update": [], "delete": []}')`,
-    [PROJECT, hashSecret(secret)],
-  );
+  const secret = await seedProject(client, PROJECT);
   await client.end();
   return secret;
 }
