@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type pg from "pg";
 import { pool } from "./pool";
 import type { Sql } from "./sql";
@@ -8,17 +9,36 @@ export type Queryable = Pick<pg.Pool, "query"> | pg.PoolClient;
 export async function query<Row extends pg.QueryResultRow = Record<string, unknown>>(
   statement: Sql,
   db: Queryable = pool(),
+  options: { prepared?: boolean } = {},
 ): Promise<Row[]> {
   const { text, values } = statement.toQuery();
-  const result = await db.query<Row>(text, values as unknown[]);
+  const result = options.prepared
+    ? await db.query<Row>({ name: preparedName(text), text, values: values as unknown[] })
+    : await db.query<Row>(text, values as unknown[]);
   return result.rows;
+}
+
+const preparedNames = new Map<string, string>();
+
+/**
+ * A name per statement text: each connection then parses and plans it once. Only for hot
+ * statements whose plan does not depend on parameter values (no partial indexes to prove).
+ */
+function preparedName(text: string): string {
+  let name = preparedNames.get(text);
+  if (!name) {
+    name = `arca_${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    if (preparedNames.size < 1000) preparedNames.set(text, name);
+  }
+  return name;
 }
 
 export async function queryOne<Row extends pg.QueryResultRow = Record<string, unknown>>(
   statement: Sql,
   db: Queryable = pool(),
+  options: { prepared?: boolean } = {},
 ): Promise<Row | undefined> {
-  return (await query<Row>(statement, db))[0];
+  return (await query<Row>(statement, db, options))[0];
 }
 
 /** Runs `work` in one transaction; rolls back on any error and rethrows it. */

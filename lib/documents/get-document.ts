@@ -12,6 +12,8 @@ export async function getDocument(
     sql`SELECT c.schema, d.data FROM collections c
         LEFT JOIN documents d ON d.project_id = ${scope.projectId} AND d.collection_id = ${input.collectionId} AND d.id = ${input.id}
         WHERE c.project_id = ${scope.projectId} AND c.id = ${input.collectionId}`,
+    undefined,
+    { prepared: true },
   );
   if (!row) throw notFound("Collection not found.");
   if (!row.data) throw notFound("Document not found.");
