@@ -45,6 +45,12 @@ const routes: Array<[method: string, path: string, body?: unknown, action?: stri
   ["POST", "/api/collections/_users/documents/", { _id: "someone@example.test" }],
   ["GET", "/api/collections/_notification/documents/"],
   ["GET", "/api/collections/_files/documents/"],
+  ["GET", "/api/collections/_files/documents/fb/"],
+  ["GET", "/api/collections/_files/documents/fb/content/"],
+  ["HEAD", "/api/collections/_files/documents/fb/content/"],
+  ["DELETE", "/api/collections/_files/documents/fb/"],
+  ["GET", "/api/collections/posts/documents/d1/attachment/"],
+  ["GET", "/api/collections/posts/documents/d1/attachment/content/"],
 ];
 
 beforeAll(async () => {
@@ -55,6 +61,14 @@ beforeAll(async () => {
   expect(post.status).toBe(201);
   const token = await server.request("/api/collections/_tokens/documents/", { project: b.project, token: b.token, json: { _id: "tb", name: "b" } });
   expect(token.status).toBe(201);
+  const direct = new FormData();
+  direct.append("file", new Blob(["secret bytes of B"], { type: "text/plain" }), "b.txt");
+  const file = await server.request("/api/collections/_files/documents/fb/", { method: "PUT", project: b.project, token: b.token, body: direct });
+  expect(file.status, file.text).toBe(201);
+  const attached = new FormData();
+  attached.append("attachment", new Blob(["attached bytes of B"], { type: "text/plain" }), "a.txt");
+  const patch = await server.request("/api/collections/posts/documents/d1/", { method: "PATCH", project: b.project, token: b.token, body: attached });
+  expect(patch.status, patch.text).toBe(200);
 });
 afterAll(() => server.close());
 
@@ -73,9 +87,18 @@ describe("cross-project isolation", () => {
     expect(response.status).toBe(403);
   });
 
+  it("B's files are untouched", async () => {
+    const content = await server.request("/api/collections/_files/documents/fb/content/", { project: b.project, token: b.token });
+    expect(content.text).toBe("secret bytes of B");
+    const attached = await server.request("/api/collections/posts/documents/d1/attachment/content/", { project: b.project, token: b.token });
+    expect(attached.text).toBe("attached bytes of B");
+    expect((await server.request("/api/collections/_files/documents/fb/", { project: a.project, token: a.token })).status).toBe(404);
+    expect((await server.request("/api/collections/_files/documents/fb/content/", { project: a.project, token: a.token })).status).toBe(404);
+  });
+
   it("B's document and token are untouched", async () => {
     const doc = await server.request("/api/collections/posts/documents/d1/", { project: b.project, token: b.token });
-    expect(doc.body).toMatchObject({ _id: "d1", title: "secret" });
+    expect(doc.body).toMatchObject({ _id: "d1", title: "secret", attachment: { name: "a.txt" } });
     const token = await server.request("/api/collections/_tokens/documents/tb/", { project: b.project, token: b.token });
     expect(token.body.is_active).toBe(true);
   });
