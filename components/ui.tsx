@@ -1,6 +1,7 @@
 "use client";
 
 import { useEffect, useId, useRef } from "react";
+import { describeError } from "@/lib/client/api";
 
 /** The dashboard's few building blocks: consistent, labelled, keyboard-usable. */
 type ButtonVariant = "primary" | "secondary" | "danger" | "ghost";
@@ -119,6 +120,7 @@ export function ConfirmDialog({
   tone = "danger",
   busy,
   confirmDisabled,
+  error,
   onConfirm,
   onCancel,
 }: {
@@ -130,6 +132,8 @@ export function ConfirmDialog({
   busy?: boolean;
   /** E.g. until a typed confirmation matches. */
   confirmDisabled?: boolean;
+  /** The failed confirmation's error (a mutation's `error`), shown under the text. */
+  error?: unknown;
   onConfirm: () => void;
   onCancel: () => void;
 }) {
@@ -155,7 +159,14 @@ export function ConfirmDialog({
         <h2 id={titleId} className="text-base font-semibold text-slate-900">
           {title}
         </h2>
-        <div className="mt-2 text-sm text-slate-600">{children}</div>
+        <div className="mt-2 text-sm text-slate-600">
+          {children}
+          {error ? (
+            <div className="mt-3">
+              <Alert>{describeError(error)}</Alert>
+            </div>
+          ) : null}
+        </div>
         <div className="mt-5 flex flex-wrap justify-end gap-2">
           <Button variant="secondary" onClick={onCancel} autoFocus>
             Cancel

@@ -70,6 +70,7 @@ function DeleteCollection({ projectId, collectionId, count }: { projectId: strin
         title={`Delete the collection ${collectionId}?`}
         confirmLabel="Delete collection"
         busy={remove.isPending}
+        error={remove.error}
         confirmDisabled={typed !== collectionId}
         onCancel={close}
         onConfirm={() =>
@@ -93,11 +94,6 @@ function DeleteCollection({ projectId, collectionId, count }: { projectId: strin
           onChange={(e) => setTyped(e.target.value)}
           className={`mt-1 ${inputClass} font-mono`}
         />
-        {remove.error && (
-          <div className="mt-3">
-            <Alert>{describeError(remove.error)}</Alert>
-          </div>
-        )}
       </ConfirmDialog>
     </section>
   );

@@ -315,6 +315,7 @@ function DocumentTable({
         title="Delete this document?"
         confirmLabel="Delete document"
         busy={removeOne.isPending}
+        error={removeOne.error}
         onCancel={() => {
           removeOne.reset();
           setDeleting(undefined);
@@ -333,17 +334,13 @@ function DocumentTable({
         <p>
           <span className="font-mono font-medium">{deleting?._id}</span> and its files are deleted. This cannot be undone.
         </p>
-        {removeOne.error && (
-          <div className="mt-3">
-            <Alert>{describeError(removeOne.error)}</Alert>
-          </div>
-        )}
       </ConfirmDialog>
       <ConfirmDialog
         open={bulk}
         title={`Delete ${selected.size} ${selected.size === 1 ? "document" : "documents"}?`}
         confirmLabel="Delete documents"
         busy={removeMany.isPending}
+        error={removeMany.error}
         onCancel={() => {
           removeMany.reset();
           setBulk(false);
@@ -359,11 +356,6 @@ function DocumentTable({
         }
       >
         <p>The selected documents and their files are deleted in one go. This cannot be undone.</p>
-        {removeMany.error && (
-          <div className="mt-3">
-            <Alert>{describeError(removeMany.error)}</Alert>
-          </div>
-        )}
       </ConfirmDialog>
     </div>
   );

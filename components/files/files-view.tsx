@@ -353,6 +353,7 @@ function FileList({ projectId, selected, onSelect }: { projectId: string; select
         title="Delete this file?"
         confirmLabel="Delete file"
         busy={remove.isPending}
+        error={remove.error}
         onCancel={() => {
           remove.reset();
           setDeleting(undefined);
@@ -371,11 +372,6 @@ function FileList({ projectId, selected, onSelect }: { projectId: string; select
           <span className="font-medium">{deleting?.name}</span> is deleted
           {deleting && deleting.collection_id !== "_files" ? `, and removed from ${deleting.collection_id}/${deleting.document_id}` : ""}. This cannot be undone.
         </p>
-        {remove.error && (
-          <div className="mt-3">
-            <Alert>{describeError(remove.error)}</Alert>
-          </div>
-        )}
       </ConfirmDialog>
     </Card>
   );

@@ -202,6 +202,7 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
         title={pending ? "Withdraw this invitation?" : "Remove this member?"}
         confirmLabel={pending ? "Withdraw invitation" : "Remove member"}
         busy={remove.isPending}
+        error={remove.error}
         onCancel={() => {
           remove.reset();
           setRemoving(false);
@@ -219,11 +220,6 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
             </>
           )}
         </p>
-        {remove.error && (
-          <div className="mt-3">
-            <Alert>{describeError(remove.error)}</Alert>
-          </div>
-        )}
       </ConfirmDialog>
     </li>
   );

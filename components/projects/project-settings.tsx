@@ -251,6 +251,7 @@ function StatusCard({ project, canEdit }: { project: Project; canEdit: boolean }
         confirmLabel={active ? "Deactivate" : "Activate"}
         tone={active ? "danger" : "primary"}
         busy={update.isPending}
+        error={update.error}
         onConfirm={() => void toggle()}
         onCancel={() => {
           update.reset();
@@ -266,11 +267,6 @@ function StatusCard({ project, canEdit }: { project: Project; canEdit: boolean }
           <p>
             The API of <span className="font-mono">{project._id}</span> will answer again.
           </p>
-        )}
-        {update.error && (
-          <div className="mt-3">
-            <Alert>{describeError(update.error)}</Alert>
-          </div>
         )}
       </ConfirmDialog>
     </Card>

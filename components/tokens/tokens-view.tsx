@@ -77,6 +77,7 @@ function TokenList({ projectId }: { projectId: string }) {
         title="Delete this token?"
         confirmLabel="Delete token"
         busy={remove.isPending}
+        error={remove.error}
         onCancel={() => {
           remove.reset();
           setDeleting(undefined);
@@ -92,11 +93,6 @@ function TokenList({ projectId }: { projectId: string }) {
           Programs using <span className="font-medium">{deleting?.name || deleting?._id}</span> lose access at once. This cannot be undone;
           deactivate it instead to keep it for later.
         </p>
-        {remove.error && (
-          <div className="mt-3">
-            <Alert>{describeError(remove.error)}</Alert>
-          </div>
-        )}
       </ConfirmDialog>
     </Card>
   );
