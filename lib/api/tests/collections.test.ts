@@ -1,80 +1,67 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createToken, ownerWithProject } from "../../testing/fixtures";
-import { startTestServer, type TestServer } from "../../testing/test-server";
+import { beforeAll, describe, expect, it } from "vitest";
+import { createToken } from "../../testing/fixtures";
+import { apiSuite } from "../../testing/api-suite";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof ownerWithProject>>;
-let db: pg.Client;
-beforeAll(async () => {
-  server = await startTestServer();
-  owner = await ownerWithProject(server);
-  db = new pg.Client({ connectionString: inject("databaseUrl") });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-  await server.close();
-});
+const t = apiSuite();
 
-const as = (extra: Record<string, unknown> = {}) => ({ project: owner.project, token: owner.token, ...extra });
+const as = (extra: Record<string, unknown> = {}) => ({ project: t.owner.project, token: t.owner.token, ...extra });
 const docs = (collection: string) => `/api/collections/${collection}/documents/`;
 
 async function indexNames(collection: string): Promise<string[]> {
-  const { rows } = await db.query(
+  const { rows } = await t.db.query(
     "SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'documents' AND indexdef LIKE $1",
-    [`%project_id = '${owner.project}'::text%collection_id = '${collection}'::text%`],
+    [`%project_id = '${t.owner.project}'::text%collection_id = '${collection}'::text%`],
   );
   return rows.map((r) => r.indexname);
 }
 
 describe("collections API", () => {
   it("creates, reads, lists (system ones flagged), saves, patches, deletes", async () => {
-    const created = await server.request("/api/collections/", as({ json: { _id: "books", name: "Books", description: "All books" } }));
+    const created = await t.server.request("/api/collections/", as({ json: { _id: "books", name: "Books", description: "All books" } }));
     expect(created.status, created.text).toBe(201);
     expect(created.body).toEqual({ _id: "books", name: "Books", description: "All books", documents_count: 0, schema: null, indexes: [], is_system: false });
-    expect((await server.request("/api/collections/books/", as({ json: {} }))).status).toBe(409);
-    const list = await server.request("/api/collections/", as());
+    expect((await t.server.request("/api/collections/books/", as({ json: {} }))).status).toBe(409);
+    const list = await t.server.request("/api/collections/", as());
     expect(list.status).toBe(200);
     const ids = list.body.items.map((c: any) => c._id);
     expect(ids).toEqual(expect.arrayContaining(["_files", "_users", "_notification", "_usage", "_debug", "_tokens", "_hooks", "_hooks_history", "books"]));
     expect(list.body.items.find((c: any) => c._id === "_tokens").is_system).toBe(true);
     expect(list.body.items.find((c: any) => c._id === "_tokens").documents_count).toBeGreaterThan(0);
-    const found = await server.request("/api/collections/", as({ action: "find", json: { filter: { is_system: false } } }));
+    const found = await t.server.request("/api/collections/", as({ action: "find", json: { filter: { is_system: false } } }));
     expect(found.body.items.map((c: any) => c._id)).toEqual(["books"]);
-    expect((await server.request("/api/collections/books/?fields=name", as())).body).toEqual({ _id: "books", name: "Books" });
-    expect((await server.request("/api/collections/books/?fields_exclude=schema,indexes,description", as())).body).toEqual({ _id: "books", name: "Books", documents_count: 0, is_system: false });
-    expect((await server.request("/api/collections/books/name/", as())).body).toBe("Books");
-    expect((await server.request("/api/collections/books/nothing/", as())).status).toBe(404);
-    const put = await server.request("/api/collections/books/", as({ method: "PUT", json: { name: "B" } }));
+    expect((await t.server.request("/api/collections/books/?fields=name", as())).body).toEqual({ _id: "books", name: "Books" });
+    expect((await t.server.request("/api/collections/books/?fields_exclude=schema,indexes,description", as())).body).toEqual({ _id: "books", name: "Books", documents_count: 0, is_system: false });
+    expect((await t.server.request("/api/collections/books/name/", as())).body).toBe("Books");
+    expect((await t.server.request("/api/collections/books/nothing/", as())).status).toBe(404);
+    const put = await t.server.request("/api/collections/books/", as({ method: "PUT", json: { name: "B" } }));
     expect(put.status).toBe(200);
     expect(put.body.description).toBe("");
-    const putNew = await server.request("/api/collections/mags/", as({ method: "PUT", json: { name: "M" } }));
+    const putNew = await t.server.request("/api/collections/mags/", as({ method: "PUT", json: { name: "M" } }));
     expect(putNew.status).toBe(201);
-    const patched = await server.request("/api/collections/books/", as({ method: "PATCH", json: { description: "d" } }));
+    const patched = await t.server.request("/api/collections/books/", as({ method: "PATCH", json: { description: "d" } }));
     expect(patched.body).toMatchObject({ name: "B", description: "d" });
-    expect((await server.request("/api/collections/ghost/", as({ method: "PATCH", json: {} }))).body).toEqual({ message: "Collection not found." });
-    await server.request(docs("books"), as({ json: { _id: "b1" } }));
-    expect((await server.request("/api/collections/books/", as({ method: "DELETE" }))).status).toBe(204);
-    expect((await server.request("/api/collections/books/", as())).status).toBe(404);
-    expect((await server.request(`${docs("books")}b1/`, as())).status).toBe(404);
-    const events = await db.query("SELECT kind FROM document_events WHERE project_id = $1 AND collection_id = 'books' ORDER BY id", [owner.project]);
+    expect((await t.server.request("/api/collections/ghost/", as({ method: "PATCH", json: {} }))).body).toEqual({ message: "Collection not found." });
+    await t.server.request(docs("books"), as({ json: { _id: "b1" } }));
+    expect((await t.server.request("/api/collections/books/", as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request("/api/collections/books/", as())).status).toBe(404);
+    expect((await t.server.request(`${docs("books")}b1/`, as())).status).toBe(404);
+    const events = await t.db.query("SELECT kind FROM document_events WHERE project_id = $1 AND collection_id = 'books' ORDER BY id", [t.owner.project]);
     expect(events.rows.map((r) => r.kind)).toEqual(["created", "deleted"]);
   });
 
   it("refuses bad ids (422) and system collections (403)", async () => {
-    expect((await server.request("/api/collections/_mine/", as({ json: {} }))).status).toBe(403);
-    expect((await server.request("/api/collections/", as({ json: { _id: "bad name" } }))).status).toBe(422);
-    expect((await server.request("/api/collections/_tokens/", as({ method: "PUT", json: {} }))).status).toBe(403);
-    expect((await server.request("/api/collections/_files/", as({ method: "DELETE" }))).status).toBe(403);
-    expect((await server.request("/api/collections/_users/", as())).body.is_system).toBe(true);
-    expect((await server.request("/api/collections/x/", as({ json: { bogus: 1 } }))).status).toBe(422);
+    expect((await t.server.request("/api/collections/_mine/", as({ json: {} }))).status).toBe(403);
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "bad name" } }))).status).toBe(422);
+    expect((await t.server.request("/api/collections/_tokens/", as({ method: "PUT", json: {} }))).status).toBe(403);
+    expect((await t.server.request("/api/collections/_files/", as({ method: "DELETE" }))).status).toBe(403);
+    expect((await t.server.request("/api/collections/_users/", as())).body.is_system).toBe(true);
+    expect((await t.server.request("/api/collections/x/", as({ json: { bogus: 1 } }))).status).toBe(422);
   });
 
   it("a token without manage rights cannot define collections (403)", async () => {
-    const writer = await createToken(server, owner.session, owner.project, { allow: { write: ["w"], read: ["w"] } });
-    expect((await server.request(docs("w"), { project: owner.project, token: writer, json: { a: 1 } })).status).toBe(201);
-    expect((await server.request("/api/collections/w/", { project: owner.project, token: writer, method: "DELETE" })).status).toBe(403);
+    const writer = await createToken(t.server, t.owner.session, t.owner.project, { allow: { write: ["w"], read: ["w"] } });
+    expect((await t.server.request(docs("w"), { project: t.owner.project, token: writer, json: { a: 1 } })).status).toBe(201);
+    expect((await t.server.request("/api/collections/w/", { project: t.owner.project, token: writer, method: "DELETE" })).status).toBe(403);
   });
 });
 
@@ -92,13 +79,13 @@ describe("schemas", () => {
   };
 
   beforeAll(async () => {
-    const created = await server.request("/api/collections/", as({ json: { _id: "articles", schema } }));
+    const created = await t.server.request("/api/collections/", as({ json: { _id: "articles", schema } }));
     expect(created.status, created.text).toBe(201);
-    await server.request(docs("authors"), as({ json: { _id: "ann", name: "Ann" } }));
+    await t.server.request(docs("authors"), as({ json: { _id: "ann", name: "Ann" } }));
   });
 
   it("422 naming each property: required, type, additionalProperties (default false), nested", async () => {
-    const response = await server.request(docs("articles"), as({ json: { year: -1, extra: 1, meta: { pages: "x", other: 1 } } }));
+    const response = await t.server.request(docs("articles"), as({ json: { year: -1, extra: 1, meta: { pages: "x", other: 1 } } }));
     expect(response.status).toBe(422);
     expect(response.body.message).toBe("Validation error");
     const properties = response.body.errors.map((e: any) => e.property).sort();
@@ -106,109 +93,109 @@ describe("schemas", () => {
   });
 
   it("normalizes datetime to UTC, rejects non-dates", async () => {
-    const ok = await server.request(docs("articles"), as({ json: { _id: "a1", title: "T", published: "2024-03-01T12:00:00+02:00", code: "X" } }));
+    const ok = await t.server.request(docs("articles"), as({ json: { _id: "a1", title: "T", published: "2024-03-01T12:00:00+02:00", code: "X" } }));
     expect(ok.status, ok.text).toBe(201);
     expect(ok.body.published).toBe("2024-03-01T10:00:00.000Z");
-    const bad = await server.request(docs("articles"), as({ json: { title: "T", published: "yesterday" } }));
+    const bad = await t.server.request(docs("articles"), as({ json: { title: "T", published: "yesterday" } }));
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].property).toBe("published");
   });
 
   it("immutable properties cannot change once set", async () => {
-    const changed = await server.request(`${docs("articles")}a1/`, as({ method: "PATCH", json: { code: "Y" } }));
+    const changed = await t.server.request(`${docs("articles")}a1/`, as({ method: "PATCH", json: { code: "Y" } }));
     expect(changed.status).toBe(422);
     expect(changed.body.errors).toEqual([{ property: "code", message: expect.stringContaining("immutable") }]);
-    expect((await server.request(`${docs("articles")}a1/`, as({ method: "PATCH", json: { year: 2000 } }))).status).toBe(200);
+    expect((await t.server.request(`${docs("articles")}a1/`, as({ method: "PATCH", json: { year: 2000 } }))).status).toBe(200);
   });
 
   it("embeds are stored as keys and resolved on read", async () => {
-    const created = await server.request(docs("articles"), as({ json: { _id: "a2", title: "E", author: "ann" } }));
+    const created = await t.server.request(docs("articles"), as({ json: { _id: "a2", title: "E", author: "ann" } }));
     expect(created.body.author).toBe("ann");
-    const read = await server.request(`${docs("articles")}a2/`, as());
+    const read = await t.server.request(`${docs("articles")}a2/`, as());
     expect(read.body.author).toEqual({ _id: "ann", name: "Ann" });
-    const list = await server.request(`${docs("articles")}?filter=${encodeURIComponent('{"_id":"a2"}')}`, as());
+    const list = await t.server.request(`${docs("articles")}?filter=${encodeURIComponent('{"_id":"a2"}')}`, as());
     expect(list.body.items[0].author).toEqual({ _id: "ann", name: "Ann" });
-    const { rows } = await db.query("SELECT data FROM documents WHERE project_id = $1 AND collection_id = 'articles' AND id = 'a2'", [owner.project]);
+    const { rows } = await t.db.query("SELECT data FROM documents WHERE project_id = $1 AND collection_id = 'articles' AND id = 'a2'", [t.owner.project]);
     expect(rows[0].data.author).toBe("ann");
   });
 
   it("file properties accept an object", async () => {
-    const created = await server.request(docs("articles"), as({ json: { title: "F", cover: { _id: "f1", name: "x.png" } } }));
+    const created = await t.server.request(docs("articles"), as({ json: { title: "F", cover: { _id: "f1", name: "x.png" } } }));
     expect(created.status, created.text).toBe(201);
   });
 
   it("a schema change is seen by the next write (validator cache)", async () => {
-    await server.request(docs("evolving"), as({ json: { a: 1 } }));
-    const set = await server.request("/api/collections/evolving/", as({ method: "PATCH", json: { schema: { properties: { a: { type: "string" } } } } }));
+    await t.server.request(docs("evolving"), as({ json: { a: 1 } }));
+    const set = await t.server.request("/api/collections/evolving/", as({ method: "PATCH", json: { schema: { properties: { a: { type: "string" } } } } }));
     expect(set.status, set.text).toBe(200);
-    expect((await server.request(docs("evolving"), as({ json: { a: 1 } }))).status).toBe(422);
-    expect((await server.request(docs("evolving"), as({ json: { a: "1" } }))).status).toBe(201);
-    expect((await server.request("/api/collections/evolving/", as({ method: "PATCH", json: { schema: { type: 7 } } }))).status).toBe(422);
+    expect((await t.server.request(docs("evolving"), as({ json: { a: 1 } }))).status).toBe(422);
+    expect((await t.server.request(docs("evolving"), as({ json: { a: "1" } }))).status).toBe(201);
+    expect((await t.server.request("/api/collections/evolving/", as({ method: "PATCH", json: { schema: { type: 7 } } }))).status).toBe(422);
   });
 });
 
 describe("indexes", () => {
   it("creates and drops real partial expression indexes as `indexes` change", async () => {
-    const created = await server.request("/api/collections/", as({ json: { _id: "indexed", indexes: [{ type: "simple", property: "sku" }, { type: "compound", properties: ["a", "b.c"] }] } }));
+    const created = await t.server.request("/api/collections/", as({ json: { _id: "indexed", indexes: [{ type: "simple", property: "sku" }, { type: "compound", properties: ["a", "b.c"] }] } }));
     expect(created.status, created.text).toBe(201);
     expect(created.body.indexes).toEqual([{ type: "simple", property: "sku", unique: false }, { type: "compound", properties: ["a", "b.c"], unique: false }]);
     expect((await indexNames("indexed")).length).toBe(3);
-    await server.request("/api/collections/indexed/", as({ method: "PATCH", json: { indexes: [{ type: "simple", property: "sku" }] } }));
+    await t.server.request("/api/collections/indexed/", as({ method: "PATCH", json: { indexes: [{ type: "simple", property: "sku" }] } }));
     expect((await indexNames("indexed")).length).toBe(2);
-    await server.request("/api/collections/indexed/", as({ method: "PATCH", json: { indexes: [] } }));
+    await t.server.request("/api/collections/indexed/", as({ method: "PATCH", json: { indexes: [] } }));
     expect(await indexNames("indexed")).toEqual([]);
-    expect((await server.request("/api/collections/indexed/", as({ method: "PATCH", json: { indexes: [{ type: "hash", property: "x" }] } }))).status).toBe(422);
+    expect((await t.server.request("/api/collections/indexed/", as({ method: "PATCH", json: { indexes: [{ type: "hash", property: "x" }] } }))).status).toBe(422);
   });
 
   it("a filtered list on an indexed property uses the index (EXPLAIN)", async () => {
-    await server.request("/api/collections/", as({ json: { _id: "explained", indexes: [{ type: "simple", property: "sku" }] } }));
-    await db.query(
+    await t.server.request("/api/collections/", as({ json: { _id: "explained", indexes: [{ type: "simple", property: "sku" }] } }));
+    await t.db.query(
       `INSERT INTO documents (project_id, collection_id, id, data) SELECT $1, 'explained', 'e' || g, jsonb_build_object('_id', 'e' || g, 'sku', 'sku-' || g) FROM generate_series(1, 3000) g`,
-      [owner.project],
+      [t.owner.project],
     );
-    await db.query("ANALYZE documents");
-    const list = await server.request(`${docs("explained")}?filter=${encodeURIComponent('{"sku":"sku-42"}')}`, as());
+    await t.db.query("ANALYZE documents");
+    const list = await t.server.request(`${docs("explained")}?filter=${encodeURIComponent('{"sku":"sku-42"}')}`, as());
     expect(list.body.items).toEqual([{ _id: "e42", sku: "sku-42" }]);
     const [name] = await indexNames("explained");
     const { compileFilter, parseFilter } = await import("../../query");
     const { raw, sql } = await import("../../db/sql");
-    const statement = sql`EXPLAIN SELECT d.data FROM documents d WHERE d.project_id = ${owner.project} AND d.collection_id = ${"explained"} AND ${compileFilter(parseFilter({ sku: "sku-42" }), raw("d.data"))} ORDER BY d.id LIMIT 100`;
+    const statement = sql`EXPLAIN SELECT d.data FROM documents d WHERE d.project_id = ${t.owner.project} AND d.collection_id = ${"explained"} AND ${compileFilter(parseFilter({ sku: "sku-42" }), raw("d.data"))} ORDER BY d.id LIMIT 100`;
     const { text, values } = statement.toQuery();
-    const plan = (await db.query(text, values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
+    const plan = (await t.db.query(text, values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
     expect(plan).toMatch(/di_[0-9a-f]+_[0-9a-f]+/);
     expect(plan).not.toMatch(/Seq Scan/);
     expect(name).toMatch(/^di_/);
   });
 
   it("unique indexes: 409 on a duplicate; over existing duplicates 409 and nothing changes", async () => {
-    await server.request("/api/collections/", as({ json: { _id: "uniq", indexes: [{ type: "simple", property: "email", unique: true }] } }));
-    expect((await server.request(docs("uniq"), as({ json: { email: "a@x" } }))).status).toBe(201);
-    const dup = await server.request(docs("uniq"), as({ json: { email: "a@x" } }));
+    await t.server.request("/api/collections/", as({ json: { _id: "uniq", indexes: [{ type: "simple", property: "email", unique: true }] } }));
+    expect((await t.server.request(docs("uniq"), as({ json: { email: "a@x" } }))).status).toBe(201);
+    const dup = await t.server.request(docs("uniq"), as({ json: { email: "a@x" } }));
     expect(dup.status).toBe(409);
-    expect((await server.request("/api/collections/uniq/", as())).body.documents_count).toBe(1);
-    await server.request(docs("dups"), as({ json: { k: 1 } }));
-    await server.request(docs("dups"), as({ json: { k: 1 } }));
-    const refused = await server.request("/api/collections/dups/", as({ method: "PATCH", json: { description: "changed", indexes: [{ type: "compound", properties: ["k"], unique: true }] } }));
+    expect((await t.server.request("/api/collections/uniq/", as())).body.documents_count).toBe(1);
+    await t.server.request(docs("dups"), as({ json: { k: 1 } }));
+    await t.server.request(docs("dups"), as({ json: { k: 1 } }));
+    const refused = await t.server.request("/api/collections/dups/", as({ method: "PATCH", json: { description: "changed", indexes: [{ type: "compound", properties: ["k"], unique: true }] } }));
     expect(refused.status).toBe(409);
-    const after = await server.request("/api/collections/dups/", as());
+    const after = await t.server.request("/api/collections/dups/", as());
     expect(after.body.description).toBe("");
     expect(after.body.indexes).toEqual([]);
     expect(await indexNames("dups")).toEqual([]);
   });
 
   it("text search through a text index in the collection's language", async () => {
-    const created = await server.request("/api/collections/", as({ json: { _id: "texts", indexes: [{ type: "text", property: "body", language: "en" }] } }));
+    const created = await t.server.request("/api/collections/", as({ json: { _id: "texts", indexes: [{ type: "text", property: "body", language: "en" }] } }));
     expect(created.status, created.text).toBe(201);
-    await server.request(docs("texts"), as({ json: { _id: "t1", body: "The cats were running in the garden" } }));
-    await server.request(docs("texts"), as({ json: { _id: "t2", body: "A dog sleeps" } }));
-    const hit = await server.request(`${docs("texts")}?text=${encodeURIComponent("cat run")}`, as());
+    await t.server.request(docs("texts"), as({ json: { _id: "t1", body: "The cats were running in the garden" } }));
+    await t.server.request(docs("texts"), as({ json: { _id: "t2", body: "A dog sleeps" } }));
+    const hit = await t.server.request(`${docs("texts")}?text=${encodeURIComponent("cat run")}`, as());
     expect(hit.body.items.map((d: any) => d._id)).toEqual(["t1"]);
-    const viaFind = await server.request(docs("texts"), as({ action: "find", json: { text: "dogs" } }));
+    const viaFind = await t.server.request(docs("texts"), as({ action: "find", json: { text: "dogs" } }));
     expect(viaFind.body.total).toBe(1);
-    expect((await server.request("/api/collections/", as({ json: { _id: "ru", indexes: [{ type: "text", property: "t", language: "ru" }] } }))).status).toBe(201);
-    await server.request(docs("ru"), as({ json: { _id: "r", t: "Кошки бегали по саду" } }));
-    expect((await server.request(`${docs("ru")}?text=${encodeURIComponent("кошка")}`, as())).body.total).toBe(1);
-    expect((await server.request("/api/collections/", as({ json: { _id: "xx", indexes: [{ type: "text", property: "t", language: "xx" }] } }))).status).toBe(422);
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "ru", indexes: [{ type: "text", property: "t", language: "ru" }] } }))).status).toBe(201);
+    await t.server.request(docs("ru"), as({ json: { _id: "r", t: "Кошки бегали по саду" } }));
+    expect((await t.server.request(`${docs("ru")}?text=${encodeURIComponent("кошка")}`, as())).body.total).toBe(1);
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "xx", indexes: [{ type: "text", property: "t", language: "xx" }] } }))).status).toBe(422);
     expect((await indexNames("texts")).length).toBe(1);
   });
 });

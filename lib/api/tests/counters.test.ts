@@ -1,84 +1,69 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { inject } from "vitest";
+import { describe, expect, it } from "vitest";
 import { compactCounters } from "../../projects/counters";
 import { createProject, ownerWithProject } from "../../testing/fixtures";
-import { startTestServer, type TestServer } from "../../testing/test-server";
+import { apiSuite } from "../../testing/api-suite";
 
 /**
  * The counters (documents_count, data_size, files_size) are kept as appended deltas folded in by
  * a compactor (lib/projects/counters.ts); what clients see must be exact before and after folding.
  */
-let server: TestServer;
-let db: pg.Client;
-let owner: Awaited<ReturnType<typeof ownerWithProject>>;
-const as = () => ({ project: owner.project, token: owner.token });
-
-beforeAll(async () => {
-  server = await startTestServer();
-  owner = await ownerWithProject(server);
-  db = new pg.Client({ connectionString: inject("databaseUrl") });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-  await server.close();
-});
+const t = apiSuite();
+const as = () => ({ project: t.owner.project, token: t.owner.token });
 
 async function actualDataSize(project: string): Promise<number> {
-  const { rows } = await db.query("SELECT coalesce(sum(octet_length(data::text)), 0)::bigint AS n FROM documents WHERE project_id = $1", [project]);
+  const { rows } = await t.db.query("SELECT coalesce(sum(octet_length(data::text)), 0)::bigint AS n FROM documents WHERE project_id = $1", [project]);
   return Number(rows[0].n);
 }
 
 describe("counters", () => {
   it("stay exact across compaction", async () => {
-    await Promise.all(Array.from({ length: 30 }, (_, i) => server.request("/api/collections/c1/documents/", { ...as(), json: { i } })));
-    await server.request("/api/collections/c1/documents/", { ...as(), action: "delete", json: { filter: { i: { $lt: 10 } } } });
-    const before = await server.request("/api/collections/c1/", as());
+    await Promise.all(Array.from({ length: 30 }, (_, i) => t.server.request("/api/collections/c1/documents/", { ...as(), json: { i } })));
+    await t.server.request("/api/collections/c1/documents/", { ...as(), action: "delete", json: { filter: { i: { $lt: 10 } } } });
+    const before = await t.server.request("/api/collections/c1/", as());
     expect(before.body.documents_count).toBe(20);
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM counter_deltas WHERE project_id = $1", [owner.project]);
+    const { rows } = await t.db.query("SELECT count(*)::int AS n FROM counter_deltas WHERE project_id = $1", [t.owner.project]);
     expect(rows[0].n).toBeGreaterThan(0);
 
     await compactCounters();
-    const after = await server.request("/api/collections/c1/", as());
+    const after = await t.server.request("/api/collections/c1/", as());
     expect(after.body.documents_count).toBe(20);
-    const info = await server.request("/api/info/", as());
-    expect(info.body.status.data_size).toBe(await actualDataSize(owner.project));
-    const column = await db.query("SELECT documents_count FROM collections WHERE project_id = $1 AND id = 'c1'", [owner.project]);
+    const info = await t.server.request("/api/info/", as());
+    expect(info.body.status.data_size).toBe(await actualDataSize(t.owner.project));
+    const column = await t.db.query("SELECT documents_count FROM collections WHERE project_id = $1 AND id = 'c1'", [t.owner.project]);
     expect(Number(column.rows[0].documents_count)).toBe(20);
   });
 
   it("a collection deleted with pending deltas and created again counts from zero", async () => {
-    await Promise.all(Array.from({ length: 5 }, () => server.request("/api/collections/again/documents/", { ...as(), json: { x: 1 } })));
-    expect((await server.request("/api/collections/again/", { ...as(), method: "DELETE" })).status).toBe(204);
-    await server.request("/api/collections/again/documents/", { ...as(), json: { x: 2 } });
-    expect((await server.request("/api/collections/again/", as())).body.documents_count).toBe(1);
+    await Promise.all(Array.from({ length: 5 }, () => t.server.request("/api/collections/again/documents/", { ...as(), json: { x: 1 } })));
+    expect((await t.server.request("/api/collections/again/", { ...as(), method: "DELETE" })).status).toBe(204);
+    await t.server.request("/api/collections/again/documents/", { ...as(), json: { x: 2 } });
+    expect((await t.server.request("/api/collections/again/", as())).body.documents_count).toBe(1);
     await compactCounters();
-    expect((await server.request("/api/collections/again/", as())).body.documents_count).toBe(1);
-    expect((await server.request("/api/info/", as())).body.status.data_size).toBe(await actualDataSize(owner.project));
+    expect((await t.server.request("/api/collections/again/", as())).body.documents_count).toBe(1);
+    expect((await t.server.request("/api/info/", as())).body.status.data_size).toBe(await actualDataSize(t.owner.project));
   });
 
   it("a project deleted with pending deltas and created again starts from zero", async () => {
-    const other = await ownerWithProject(server);
-    await server.request("/api/collections/x/documents/", { project: other.project, token: other.token, json: { big: "x".repeat(1000) } });
-    expect((await server.request(`/api/user/projects/${other.project}/`, { method: "DELETE", session: other.session })).status).toBe(204);
-    await createProject(server, other.session, other.project);
-    const project = await server.request(`/api/user/projects/${other.project}/`, { session: other.session });
+    const other = await ownerWithProject(t.server);
+    await t.server.request("/api/collections/x/documents/", { project: other.project, token: other.token, json: { big: "x".repeat(1000) } });
+    expect((await t.server.request(`/api/user/projects/${other.project}/`, { method: "DELETE", session: other.session })).status).toBe(204);
+    await createProject(t.server, other.session, other.project);
+    const project = await t.server.request(`/api/user/projects/${other.project}/`, { session: other.session });
     expect(project.body.status).toEqual({ files_size: 0, data_size: 0, is_active: true });
     await compactCounters();
-    expect((await server.request(`/api/user/projects/${other.project}/`, { session: other.session })).body.status.data_size).toBe(0);
+    expect((await t.server.request(`/api/user/projects/${other.project}/`, { session: other.session })).body.status.data_size).toBe(0);
   });
 
   it("a data size limit holds exactly under concurrent writes", async () => {
-    const limited = await ownerWithProject(server);
+    const limited = await ownerWithProject(t.server);
     const body = { text: "y".repeat(200) };
-    const one = await server.request("/api/collections/l/documents/", { project: limited.project, token: limited.token, json: body });
+    const one = await t.server.request("/api/collections/l/documents/", { project: limited.project, token: limited.token, json: body });
     const size = await actualDataSize(limited.project);
     expect(one.status).toBe(201);
     // Room for exactly four more documents of the same size (ids differ in length by nothing: generated).
-    await server.request(`/api/user/projects/${limited.project}/`, { method: "PATCH", session: limited.session, json: { settings: { data_size_limit: size * 5 } } });
+    await t.server.request(`/api/user/projects/${limited.project}/`, { method: "PATCH", session: limited.session, json: { settings: { data_size_limit: size * 5 } } });
     const results = await Promise.all(
-      Array.from({ length: 12 }, () => server.request("/api/collections/l/documents/", { project: limited.project, token: limited.token, json: body })),
+      Array.from({ length: 12 }, () => t.server.request("/api/collections/l/documents/", { project: limited.project, token: limited.token, json: body })),
     );
     expect(results.filter((r) => r.status === 201)).toHaveLength(4);
     expect(results.filter((r) => r.status === 402).every((r) => r.body.message === "Project data size limit exceeded")).toBe(true);

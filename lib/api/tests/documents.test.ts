@@ -1,110 +1,97 @@
-import pg from "pg";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createToken, ownerWithProject } from "../../testing/fixtures";
-import { startTestServer, type TestServer } from "../../testing/test-server";
+import { apiSuite } from "../../testing/api-suite";
 
-let server: TestServer;
-let owner: Awaited<ReturnType<typeof ownerWithProject>>;
-let db: pg.Client;
-beforeAll(async () => {
-  server = await startTestServer();
-  owner = await ownerWithProject(server);
-  db = new pg.Client({ connectionString: inject("databaseUrl") });
-  await db.connect();
-});
-afterAll(async () => {
-  await db.end();
-  await server.close();
-});
+const t = apiSuite();
 
 const docs = (collection: string) => `/api/collections/${collection}/documents/`;
-const as = (extra: Record<string, unknown> = {}) => ({ project: owner.project, token: owner.token, ...extra });
+const as = (extra: Record<string, unknown> = {}) => ({ project: t.owner.project, token: t.owner.token, ...extra });
 
 describe("documents: create, read, save, patch, delete", () => {
   it("creates into a missing collection (auto-created), with a generated time-ordered id", async () => {
-    const a = await server.request(docs("posts"), as({ json: { title: "one", n: 1 } }));
+    const a = await t.server.request(docs("posts"), as({ json: { title: "one", n: 1 } }));
     expect(a.status, a.text).toBe(201);
     expect(a.body._id).toMatch(/^[0-9a-f]{24}$/);
     expect(a.body).toEqual({ _id: a.body._id, title: "one", n: 1 });
-    const b = await server.request(docs("posts"), as({ json: { title: "two", n: 2 } }));
+    const b = await t.server.request(docs("posts"), as({ json: { title: "two", n: 2 } }));
     expect(b.body._id > a.body._id).toBe(true);
-    const collection = await server.request("/api/collections/posts/", as());
+    const collection = await t.server.request("/api/collections/posts/", as());
     expect(collection.status).toBe(200);
     expect(collection.body).toEqual({ _id: "posts", name: "", description: "", documents_count: 2, schema: null, indexes: [], is_system: false });
-    const read = await server.request(`${docs("posts")}${a.body._id}/`, as());
+    const read = await t.server.request(`${docs("posts")}${a.body._id}/`, as());
     expect(read.body).toEqual(a.body);
-    const noSlash = await server.request(`/api/collections/posts/documents/${a.body._id}`, as());
+    const noSlash = await t.server.request(`/api/collections/posts/documents/${a.body._id}`, as());
     expect(noSlash.status).toBe(200);
   });
 
   it("client ids: valid accepted, taken 409, malformed 422", async () => {
-    const ok = await server.request(docs("ids"), as({ json: { _id: "a.b@c-d_1", x: 1 } }));
+    const ok = await t.server.request(docs("ids"), as({ json: { _id: "a.b@c-d_1", x: 1 } }));
     expect(ok.status).toBe(201);
-    const taken = await server.request(docs("ids"), as({ json: { _id: "a.b@c-d_1" } }));
+    const taken = await t.server.request(docs("ids"), as({ json: { _id: "a.b@c-d_1" } }));
     expect(taken.status).toBe(409);
-    const bad = await server.request(docs("ids"), as({ json: { _id: "has space" } }));
+    const bad = await t.server.request(docs("ids"), as({ json: { _id: "has space" } }));
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].property).toBe("_id");
-    const long = await server.request(docs("ids"), as({ json: { _id: "x".repeat(65) } }));
+    const long = await t.server.request(docs("ids"), as({ json: { _id: "x".repeat(65) } }));
     expect(long.status).toBe(422);
-    const withPath = await server.request(`${docs("ids")}by-path/`, as({ json: { y: 2 } }));
+    const withPath = await t.server.request(`${docs("ids")}by-path/`, as({ json: { y: 2 } }));
     expect(withPath.status).toBe(201);
     expect(withPath.body).toEqual({ _id: "by-path", y: 2 });
-    const envelope = await server.request(docs("ids"), as({ json: { payload: { _id: "env", z: 3 } } }));
+    const envelope = await t.server.request(docs("ids"), as({ json: { payload: { _id: "env", z: 3 } } }));
     expect(envelope.body).toEqual({ _id: "env", z: 3 });
   });
 
   it("404 messages", async () => {
-    expect((await server.request(`${docs("nope")}x/`, as())).body).toEqual({ message: "Collection not found." });
-    expect((await server.request(docs("nope"), as())).body).toEqual({ message: "Collection not found." });
-    await server.request(docs("p404"), as({ json: { _id: "d", a: { b: 1 } } }));
-    expect((await server.request(`${docs("p404")}missing/`, as())).body).toEqual({ message: "Document not found." });
-    expect((await server.request(`${docs("p404")}d/a/c/`, as())).body).toEqual({ message: "Document property not found." });
-    expect((await server.request(`${docs("p404")}d/a/b/`, as())).body).toBe(1);
+    expect((await t.server.request(`${docs("nope")}x/`, as())).body).toEqual({ message: "Collection not found." });
+    expect((await t.server.request(docs("nope"), as())).body).toEqual({ message: "Collection not found." });
+    await t.server.request(docs("p404"), as({ json: { _id: "d", a: { b: 1 } } }));
+    expect((await t.server.request(`${docs("p404")}missing/`, as())).body).toEqual({ message: "Document not found." });
+    expect((await t.server.request(`${docs("p404")}d/a/c/`, as())).body).toEqual({ message: "Document property not found." });
+    expect((await t.server.request(`${docs("p404")}d/a/b/`, as())).body).toBe(1);
   });
 
   it("PUT creates (201) then replaces (200); PATCH merges; DELETE 204 then 404", async () => {
-    const put = await server.request(`${docs("save")}s1/`, as({ method: "PUT", json: { a: 1, b: { c: 1, d: 2 } } }));
+    const put = await t.server.request(`${docs("save")}s1/`, as({ method: "PUT", json: { a: 1, b: { c: 1, d: 2 } } }));
     expect(put.status).toBe(201);
-    const again = await server.request(`${docs("save")}s1/`, as({ method: "PUT", json: { a: 2 } }));
+    const again = await t.server.request(`${docs("save")}s1/`, as({ method: "PUT", json: { a: 2 } }));
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ _id: "s1", a: 2 });
-    const patch = await server.request(`${docs("save")}s1/`, as({ method: "PATCH", json: { b: { c: 5 }, a: null, e: [1] } }));
+    const patch = await t.server.request(`${docs("save")}s1/`, as({ method: "PATCH", json: { b: { c: 5 }, a: null, e: [1] } }));
     expect(patch.status).toBe(200);
     expect(patch.body).toEqual({ _id: "s1", b: { c: 5 }, e: [1] });
-    expect((await server.request(`${docs("missing-col")}x/`, as({ method: "PATCH", json: {} }))).status).toBe(404);
-    const del = await server.request(`${docs("save")}s1/`, as({ method: "DELETE" }));
+    expect((await t.server.request(`${docs("missing-col")}x/`, as({ method: "PATCH", json: {} }))).status).toBe(404);
+    const del = await t.server.request(`${docs("save")}s1/`, as({ method: "DELETE" }));
     expect(del.status).toBe(204);
-    expect((await server.request(`${docs("save")}s1/`, as({ method: "DELETE" }))).status).toBe(404);
+    expect((await t.server.request(`${docs("save")}s1/`, as({ method: "DELETE" }))).status).toBe(404);
   });
 
   it("property paths: GET, PUT sets, DELETE unsets", async () => {
-    await server.request(docs("props"), as({ json: { _id: "p", a: { b: [10, 20] } } }));
-    expect((await server.request(`${docs("props")}p/a/b/1/`, as())).body).toBe(20);
-    const set = await server.request(`${docs("props")}p/a/c/`, as({ method: "PUT", json: { deep: true } }));
+    await t.server.request(docs("props"), as({ json: { _id: "p", a: { b: [10, 20] } } }));
+    expect((await t.server.request(`${docs("props")}p/a/b/1/`, as())).body).toBe(20);
+    const set = await t.server.request(`${docs("props")}p/a/c/`, as({ method: "PUT", json: { deep: true } }));
     expect(set.status, set.text).toBe(200);
     expect(set.body).toEqual({ _id: "p", a: { b: [10, 20], c: { deep: true } } });
-    const unset = await server.request(`${docs("props")}p/a/b/`, as({ method: "DELETE" }));
+    const unset = await t.server.request(`${docs("props")}p/a/b/`, as({ method: "DELETE" }));
     expect(unset.status).toBe(204);
-    expect((await server.request(`${docs("props")}p/`, as())).body).toEqual({ _id: "p", a: { c: { deep: true } } });
-    expect((await server.request(`${docs("props")}p/zzz/`, as({ method: "DELETE" }))).status).toBe(404);
+    expect((await t.server.request(`${docs("props")}p/`, as())).body).toEqual({ _id: "p", a: { c: { deep: true } } });
+    expect((await t.server.request(`${docs("props")}p/zzz/`, as({ method: "DELETE" }))).status).toBe(404);
   });
 
   it("fields and fields_exclude on reads", async () => {
-    await server.request(docs("proj"), as({ json: { _id: "f", a: 1, b: { c: 2, d: 3 } } }));
-    expect((await server.request(`${docs("proj")}f/?fields=b.c`, as())).body).toEqual({ _id: "f", b: { c: 2 } });
-    expect((await server.request(`${docs("proj")}f/?fields_exclude=b`, as())).body).toEqual({ _id: "f", a: 1 });
+    await t.server.request(docs("proj"), as({ json: { _id: "f", a: 1, b: { c: 2, d: 3 } } }));
+    expect((await t.server.request(`${docs("proj")}f/?fields=b.c`, as())).body).toEqual({ _id: "f", b: { c: 2 } });
+    expect((await t.server.request(`${docs("proj")}f/?fields_exclude=b`, as())).body).toEqual({ _id: "f", a: 1 });
   });
 });
 
 describe("lists and queries", () => {
   beforeAll(async () => {
     for (let i = 1; i <= 25; i++)
-      await server.request(docs("items"), as({ json: { _id: `i${String(i).padStart(2, "0")}`, n: i, even: i % 2 === 0, tags: i % 5 === 0 ? ["five"] : [], nested: { v: i % 3 } } }));
+      await t.server.request(docs("items"), as({ json: { _id: `i${String(i).padStart(2, "0")}`, n: i, even: i % 2 === 0, tags: i % 5 === 0 ? ["five"] : [], nested: { v: i % 3 } } }));
   });
 
   it("pages with total, pages, links", async () => {
-    const page = await server.request(`${docs("items")}?page=2&per_page=10`, as());
+    const page = await t.server.request(`${docs("items")}?page=2&per_page=10`, as());
     expect(page.status).toBe(200);
     expect(page.body.total).toBe(25);
     expect(page.body.pages).toBe(3);
@@ -113,90 +100,90 @@ describe("lists and queries", () => {
     expect(page.body.items.map((d: any) => d._id)).toEqual(Array.from({ length: 10 }, (_, i) => `i${String(i + 11)}`));
     expect(page.body.links.next).toContain("page=3");
     expect(page.body.links.prev).toContain("page=1");
-    expect((await server.request(`${docs("items")}?per_page=1001`, as())).status).toBe(400);
+    expect((await t.server.request(`${docs("items")}?per_page=1001`, as())).status).toBe(400);
   });
 
   it("filters (GET param and X-Action: find), sort, projection", async () => {
     const filter = encodeURIComponent(JSON.stringify({ even: true, n: { $gt: 10 } }));
-    const got = await server.request(`${docs("items")}?filter=${filter}&sort=-n&fields=n`, as());
+    const got = await t.server.request(`${docs("items")}?filter=${filter}&sort=-n&fields=n`, as());
     expect(got.body.total).toBe(7);
     expect(got.body.items[0]).toEqual({ _id: "i24", n: 24 });
-    const found = await server.request(`${docs("items")}?sort=nested.v,-n&per_page=3`, as({ action: "find", json: { filter: { tags: "five" } } }));
+    const found = await t.server.request(`${docs("items")}?sort=nested.v,-n&per_page=3`, as({ action: "find", json: { filter: { tags: "five" } } }));
     expect(found.body.total).toBe(5);
     expect(found.body.items.map((d: any) => d._id)).toEqual(["i15", "i25", "i10"]);
-    expect((await server.request(`${docs("items")}?filter=${encodeURIComponent('{"n":{"$bogus":1}}')}`, as())).status).toBe(400);
-    expect((await server.request(`${docs("items")}?filter=notjson`, as())).status).toBe(400);
-    const beyond = await server.request(`${docs("items")}?page=9&per_page=10&filter=${filter}`, as());
+    expect((await t.server.request(`${docs("items")}?filter=${encodeURIComponent('{"n":{"$bogus":1}}')}`, as())).status).toBe(400);
+    expect((await t.server.request(`${docs("items")}?filter=notjson`, as())).status).toBe(400);
+    const beyond = await t.server.request(`${docs("items")}?page=9&per_page=10&filter=${filter}`, as());
     expect(beyond.body.items).toEqual([]);
     expect(beyond.body.total).toBe(7);
   });
 
   it("text search needs a text index (400)", async () => {
-    expect((await server.request(`${docs("items")}?text=hello`, as())).status).toBe(400);
+    expect((await t.server.request(`${docs("items")}?text=hello`, as())).status).toBe(400);
   });
 });
 
 describe("update, upsert, delete by criteria", () => {
   it("update applies operators to every match", async () => {
-    for (const i of [1, 2, 3]) await server.request(docs("upd"), as({ json: { _id: `u${i}`, n: i, list: [1] } }));
-    const updated = await server.request(docs("upd"), as({ action: "update", json: { filter: { n: { $gte: 2 } }, operation: { $inc: { n: 10 }, $push: { list: 2 }, $set: { "a.b": true } } } }));
+    for (const i of [1, 2, 3]) await t.server.request(docs("upd"), as({ json: { _id: `u${i}`, n: i, list: [1] } }));
+    const updated = await t.server.request(docs("upd"), as({ action: "update", json: { filter: { n: { $gte: 2 } }, operation: { $inc: { n: 10 }, $push: { list: 2 }, $set: { "a.b": true } } } }));
     expect(updated.status, updated.text).toBe(200);
     expect(updated.body).toEqual({ updated: 2 });
-    expect((await server.request(`${docs("upd")}u3/`, as())).body).toEqual({ _id: "u3", n: 13, list: [1, 2], a: { b: true } });
-    expect((await server.request(`${docs("upd")}u1/`, as())).body).toEqual({ _id: "u1", n: 1, list: [1] });
-    const bad = await server.request(docs("upd"), as({ action: "update", json: { filter: {}, operation: { $bogus: { a: 1 } } } }));
+    expect((await t.server.request(`${docs("upd")}u3/`, as())).body).toEqual({ _id: "u3", n: 13, list: [1, 2], a: { b: true } });
+    expect((await t.server.request(`${docs("upd")}u1/`, as())).body).toEqual({ _id: "u1", n: 1, list: [1] });
+    const bad = await t.server.request(docs("upd"), as({ action: "update", json: { filter: {}, operation: { $bogus: { a: 1 } } } }));
     expect(bad.status).toBe(400);
   });
 
   it("upsert inserts once when nothing matches", async () => {
-    const first = await server.request(docs("ups"), as({ action: "upsert", json: { filter: { key: "k" }, operation: { $inc: { hits: 1 } } } }));
+    const first = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { key: "k" }, operation: { $inc: { hits: 1 } } } }));
     expect(first.body).toEqual({ updated: 0, created: true });
-    const second = await server.request(docs("ups"), as({ action: "upsert", json: { filter: { key: "k" }, operation: { $inc: { hits: 1 } } } }));
+    const second = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { key: "k" }, operation: { $inc: { hits: 1 } } } }));
     expect(second.body).toEqual({ updated: 1, created: false });
-    const list = await server.request(docs("ups"), as());
+    const list = await t.server.request(docs("ups"), as());
     expect(list.body.items).toEqual([{ _id: expect.stringMatching(/^[0-9a-f]{24}$/), key: "k", hits: 2 }]);
   });
 
   it("delete by criteria, with and without a filter, envelope optional", async () => {
-    for (const i of [1, 2, 3, 4]) await server.request(docs("del"), as({ json: { _id: `d${i}`, n: i } }));
-    const some = await server.request(docs("del"), as({ action: "Delete", json: { payload: { filter: { _id: { $in: ["d1", "d2", "nope"] } } } } }));
+    for (const i of [1, 2, 3, 4]) await t.server.request(docs("del"), as({ json: { _id: `d${i}`, n: i } }));
+    const some = await t.server.request(docs("del"), as({ action: "Delete", json: { payload: { filter: { _id: { $in: ["d1", "d2", "nope"] } } } } }));
     expect(some.body).toEqual({ deleted: 2 });
-    expect((await server.request("/api/collections/del/", as())).body.documents_count).toBe(2);
-    const all = await server.request(docs("del"), as({ action: "delete", json: {} }));
+    expect((await t.server.request("/api/collections/del/", as())).body.documents_count).toBe(2);
+    const all = await t.server.request(docs("del"), as({ action: "delete", json: {} }));
     expect(all.body).toEqual({ deleted: 2 });
-    expect((await server.request("/api/collections/del/", as())).body.documents_count).toBe(0);
-    expect((await server.request(docs("never"), as({ action: "delete", json: {} }))).status).toBe(404);
+    expect((await t.server.request("/api/collections/del/", as())).body.documents_count).toBe(0);
+    expect((await t.server.request(docs("never"), as({ action: "delete", json: {} }))).status).toBe(404);
   });
 });
 
 describe("counters and the outbox", () => {
   it("documents_count stays exact under 50 concurrent creates", async () => {
-    await Promise.all(Array.from({ length: 50 }, (_, i) => server.request(docs("race"), as({ json: { i } }))));
-    expect((await server.request("/api/collections/race/", as())).body.documents_count).toBe(50);
-    const { rows } = await db.query("SELECT count(*)::int AS n FROM documents WHERE project_id = $1 AND collection_id = 'race'", [owner.project]);
+    await Promise.all(Array.from({ length: 50 }, (_, i) => t.server.request(docs("race"), as({ json: { i } }))));
+    expect((await t.server.request("/api/collections/race/", as())).body.documents_count).toBe(50);
+    const { rows } = await t.db.query("SELECT count(*)::int AS n FROM documents WHERE project_id = $1 AND collection_id = 'race'", [t.owner.project]);
     expect(rows[0].n).toBe(50);
   });
 
   it("data_size equals the sum of the documents' JSON text", async () => {
-    const { rows } = await db.query(
+    const { rows } = await t.db.query(
       "SELECT p.data_size::bigint AS size, (SELECT coalesce(sum(octet_length(data::text)), 0) FROM documents WHERE project_id = p.project_id)::bigint AS actual FROM project_totals p WHERE project_id = $1",
-      [owner.project],
+      [t.owner.project],
     );
     expect(Number(rows[0].size)).toBe(Number(rows[0].actual));
-    const info = await server.request("/api/info/", as());
+    const info = await t.server.request("/api/info/", as());
     expect(info.body.status.data_size).toBe(Number(rows[0].actual));
   });
 
   it("writes an event per write, with before and after", async () => {
     const c = "events";
-    await server.request(docs(c), as({ json: { _id: "e", v: 1 } }));
-    await server.request(`${docs(c)}e/`, as({ method: "PUT", json: { v: 2 } }));
-    await server.request(`${docs(c)}e/`, as({ method: "PATCH", json: { w: 1 } }));
-    await server.request(docs(c), as({ action: "update", json: { filter: { _id: "e" }, operation: { $inc: { v: 1 } } } }));
-    await server.request(`${docs(c)}e/`, as({ method: "DELETE" }));
-    await server.request(docs(c), as({ action: "upsert", json: { filter: { _id: "u" }, operation: { $set: { x: 1 } } } }));
-    await server.request(docs(c), as({ action: "delete", json: {} }));
-    const { rows } = await db.query("SELECT document_id, kind, before, after FROM document_events WHERE project_id = $1 AND collection_id = $2 ORDER BY id", [owner.project, c]);
+    await t.server.request(docs(c), as({ json: { _id: "e", v: 1 } }));
+    await t.server.request(`${docs(c)}e/`, as({ method: "PUT", json: { v: 2 } }));
+    await t.server.request(`${docs(c)}e/`, as({ method: "PATCH", json: { w: 1 } }));
+    await t.server.request(docs(c), as({ action: "update", json: { filter: { _id: "e" }, operation: { $inc: { v: 1 } } } }));
+    await t.server.request(`${docs(c)}e/`, as({ method: "DELETE" }));
+    await t.server.request(docs(c), as({ action: "upsert", json: { filter: { _id: "u" }, operation: { $set: { x: 1 } } } }));
+    await t.server.request(docs(c), as({ action: "delete", json: {} }));
+    const { rows } = await t.db.query("SELECT document_id, kind, before, after FROM document_events WHERE project_id = $1 AND collection_id = $2 ORDER BY id", [t.owner.project, c]);
     expect(rows).toEqual([
       { document_id: "e", kind: "created", before: null, after: { _id: "e", v: 1 } },
       { document_id: "e", kind: "updated", before: { _id: "e", v: 1 }, after: { _id: "e", v: 2 } },
@@ -209,12 +196,12 @@ describe("counters and the outbox", () => {
   });
 
   it("402 past settings.data_size_limit", async () => {
-    const limited = await server.request(`/api/user/projects/${owner.project}/`, { session: owner.session, method: "PATCH", json: { settings: { data_size_limit: 1 } } });
+    const limited = await t.server.request(`/api/user/projects/${t.owner.project}/`, { session: t.owner.session, method: "PATCH", json: { settings: { data_size_limit: 1 } } });
     expect(limited.status, limited.text).toBe(200);
-    const refused = await server.request(docs("limited"), as({ json: { big: "x".repeat(100) } }));
+    const refused = await t.server.request(docs("limited"), as({ json: { big: "x".repeat(100) } }));
     expect(refused.status).toBe(402);
     expect(refused.body).toEqual({ message: "Project data size limit exceeded" });
-    await server.request(`/api/user/projects/${owner.project}/`, { session: owner.session, method: "PATCH", json: { settings: { data_size_limit: 0 } } });
+    await t.server.request(`/api/user/projects/${t.owner.project}/`, { session: t.owner.session, method: "PATCH", json: { settings: { data_size_limit: 0 } } });
   });
 });
 
@@ -226,16 +213,16 @@ describe("multipart bodies of JSON literals", () => {
   };
 
   it("parses literals and dotted names", async () => {
-    const created = await server.request(docs("multi"), as({ body: form([["_id", '"m1"'], ["title", '"Hi"'], ["n", "42"], ["list", "[1,2]"], ["a.b", "true"], ["a.c", '{"d":null}']]) }));
+    const created = await t.server.request(docs("multi"), as({ body: form([["_id", '"m1"'], ["title", '"Hi"'], ["n", "42"], ["list", "[1,2]"], ["a.b", "true"], ["a.c", '{"d":null}']]) }));
     expect(created.status, created.text).toBe(201);
     expect(created.body).toEqual({ _id: "m1", title: "Hi", n: 42, list: [1, 2], a: { b: true, c: { d: null } } });
   });
 
   it("400 for a part that is not JSON (naming it) and for a repeated name", async () => {
-    const bad = await server.request(docs("multi"), as({ body: form([["title", "Hi"]]) }));
+    const bad = await t.server.request(docs("multi"), as({ body: form([["title", "Hi"]]) }));
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain("title");
-    const repeated = await server.request(docs("multi"), as({ body: form([["n", "1"], ["n", "2"]]) }));
+    const repeated = await t.server.request(docs("multi"), as({ body: form([["n", "1"], ["n", "2"]]) }));
     expect(repeated.status).toBe(400);
     expect(repeated.body.message).toContain("n");
   });
@@ -243,7 +230,7 @@ describe("multipart bodies of JSON literals", () => {
   it("a file part becomes a file record in its property (Files: lib/api/tests/files-documents.test.ts)", async () => {
     const data = new FormData();
     data.append("doc", new Blob(["hello"], { type: "text/plain" }), "hello.txt");
-    const response = await server.request(docs("multi"), as({ body: data }));
+    const response = await t.server.request(docs("multi"), as({ body: data }));
     expect(response.status).toBe(201);
     expect(response.body.doc).toMatchObject({ name: "hello.txt", size: 5, content_type: "text/plain", collection_id: "multi" });
   });
@@ -251,40 +238,40 @@ describe("multipart bodies of JSON literals", () => {
 
 describe("permissions and projects", () => {
   it("a token without permission gets 403; a read-only token can read but not write", async () => {
-    await server.request(docs("guarded"), as({ json: { _id: "g", v: 1 } }));
-    const reader = await createToken(server, owner.session, owner.project, { allow: { read: ["guarded"] } });
-    const other = await createToken(server, owner.session, owner.project, { allow: { read: ["elsewhere"] } });
-    expect((await server.request(`${docs("guarded")}g/`, { project: owner.project, token: reader })).status).toBe(200);
-    expect((await server.request(docs("guarded"), { project: owner.project, token: reader, json: { v: 2 } })).status).toBe(403);
-    expect((await server.request(`${docs("guarded")}g/`, { project: owner.project, token: other })).status).toBe(403);
-    expect((await server.request(docs("guarded"), { project: owner.project, token: other })).status).toBe(403);
-    const listed = await server.request("/api/collections/", { project: owner.project, token: reader });
+    await t.server.request(docs("guarded"), as({ json: { _id: "g", v: 1 } }));
+    const reader = await createToken(t.server, t.owner.session, t.owner.project, { allow: { read: ["guarded"] } });
+    const other = await createToken(t.server, t.owner.session, t.owner.project, { allow: { read: ["elsewhere"] } });
+    expect((await t.server.request(`${docs("guarded")}g/`, { project: t.owner.project, token: reader })).status).toBe(200);
+    expect((await t.server.request(docs("guarded"), { project: t.owner.project, token: reader, json: { v: 2 } })).status).toBe(403);
+    expect((await t.server.request(`${docs("guarded")}g/`, { project: t.owner.project, token: other })).status).toBe(403);
+    expect((await t.server.request(docs("guarded"), { project: t.owner.project, token: other })).status).toBe(403);
+    const listed = await t.server.request("/api/collections/", { project: t.owner.project, token: reader });
     expect(listed.body.items.map((c: any) => c._id)).toEqual(["guarded"]);
   });
 
   it("another project's data is out of reach", async () => {
-    const b = await ownerWithProject(server);
-    await server.request(docs("secret"), { project: b.project, token: b.token, json: { _id: "s", v: 1 } });
+    const b = await ownerWithProject(t.server);
+    await t.server.request(docs("secret"), { project: b.project, token: b.token, json: { _id: "s", v: 1 } });
     // A's credentials on B's project: 401.
-    expect((await server.request(`${docs("secret")}s/`, { project: b.project, token: owner.token })).status).toBe(401);
+    expect((await t.server.request(`${docs("secret")}s/`, { project: b.project, token: t.owner.token })).status).toBe(401);
     // A's credentials on A's project: B's collection does not exist there.
-    expect((await server.request(`${docs("secret")}s/`, as())).status).toBe(404);
-    expect((await server.request(docs("secret"), as())).status).toBe(404);
-    expect((await server.request("/api/collections/secret/", as())).status).toBe(404);
-    const own = await server.request(`${docs("secret")}s/`, { host: `${b.project}.localhost`, token: b.token });
+    expect((await t.server.request(`${docs("secret")}s/`, as())).status).toBe(404);
+    expect((await t.server.request(docs("secret"), as())).status).toBe(404);
+    expect((await t.server.request("/api/collections/secret/", as())).status).toBe(404);
+    const own = await t.server.request(`${docs("secret")}s/`, { host: `${b.project}.localhost`, token: b.token });
     expect(own.status).toBe(200);
-    expect((await server.request(`${docs("secret")}s/`, { host: `${b.project}.localhost`, token: owner.token })).status).toBe(401);
+    expect((await t.server.request(`${docs("secret")}s/`, { host: `${b.project}.localhost`, token: t.owner.token })).status).toBe(401);
   });
 });
 
 describe("system collections in the document routes", () => {
   it("read-only ones list empty and refuse writes; unknown ones are 404", async () => {
-    const usage = await server.request(docs("_usage"), as());
+    const usage = await t.server.request(docs("_usage"), as());
     expect(usage.status).toBe(200);
     expect(usage.body.items).toEqual([]);
-    expect((await server.request(docs("_debug"), as({ json: { a: 1 } }))).status).toBe(403);
-    expect((await server.request(docs("_nothing"), as())).body).toEqual({ message: "Collection not found." });
-    const tokens = await server.request(docs("_tokens"), as());
+    expect((await t.server.request(docs("_debug"), as({ json: { a: 1 } }))).status).toBe(403);
+    expect((await t.server.request(docs("_nothing"), as())).body).toEqual({ message: "Collection not found." });
+    const tokens = await t.server.request(docs("_tokens"), as());
     expect(tokens.status).toBe(200);
     expect(tokens.body.items.length).toBeGreaterThan(0);
   });
