@@ -64,7 +64,8 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
   app.delete("/collections/:id", async (c) => {
     const id = pathParam(c, "id");
     allow(c, "delete", id);
-    await deleteCollection(c.get("project")._id, id);
+    const project = c.get("project");
+    await deleteCollection(project._id, id, { keepFiles: project.settings.delete_files === false });
     return c.body(null, 204);
   });
 }

@@ -193,7 +193,7 @@ function readable(c: Context<ApiEnv>) {
 
 function scope(c: Context<ApiEnv>): ProjectScope {
   const project = c.get("project");
-  return { projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 };
+  return { projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0, deleteFiles: project.settings.delete_files !== false };
 }
 
 function listQuery(c: Context<ApiEnv>): ListQuery {

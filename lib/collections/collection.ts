@@ -30,6 +30,11 @@ export interface CollectionRow {
 export interface ProjectScope {
   projectId: string;
   dataSizeLimit: number;
+  /**
+   * `settings.delete_files` (default true). False: deleting a document keeps its files, marked
+   * orphaned, until `settings.orphan_files_ttl` passes (never when unset).
+   */
+  deleteFiles?: boolean;
 }
 
 export const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

@@ -10,16 +10,19 @@ import { isSystemName } from "./system-collections";
 
 /**
  * Deletes a collection with its documents (each recorded as a `deleted` event) and their files
- * (blobs queued for deletion, sizes subtracted) and its indexes, in one transaction.
+ * (blobs queued for deletion, sizes subtracted; or kept as orphans with `keepFiles`, see
+ * `ProjectScope.deleteFiles`) and its indexes, in one transaction.
  */
-export async function deleteCollection(projectId: string, id: string): Promise<void> {
+export async function deleteCollection(projectId: string, id: string, options: { keepFiles?: boolean } = {}): Promise<void> {
   if (isSystemName(id)) throw forbidden("System collections cannot be created, changed or deleted");
   try {
     await transaction(async (client) => {
       const row = await queryOne(sql`SELECT 1 FROM collections WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
       if (!row) throw notFound("Collection not found.");
-      await deleteDocumentsWhere(client, projectId, id, sql`TRUE`);
-      await deleteFileRows(client, projectId, sql`collection_id = ${id}`);
+      await deleteDocumentsWhere(client, projectId, id, sql`TRUE`, options);
+      if (options.keepFiles)
+        await queryOne(sql`UPDATE files SET orphaned_at = now() WHERE project_id = ${projectId} AND collection_id = ${id} AND orphaned_at IS NULL`, client);
+      else await deleteFileRows(client, projectId, sql`collection_id = ${id}`);
       await cancelPendingCounters(client, projectId, id);
       await dropCollectionIndexes(client, projectId, id);
       await client.query("DELETE FROM collections WHERE project_id = $1 AND id = $2", [projectId, id]);

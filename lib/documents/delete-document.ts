@@ -6,6 +6,6 @@ import { deleteDocumentsWhere } from "./document-statements";
 
 /** DELETE one document (and its files): 404 "Document not found." when there is none. */
 export async function deleteDocument(scope: ProjectScope, input: { collectionId: string; id: string }): Promise<void> {
-  const deleted = await deleteDocumentsWhere(pool(), scope.projectId, input.collectionId, sql`id = ${input.id}`);
+  const deleted = await deleteDocumentsWhere(pool(), scope.projectId, input.collectionId, sql`id = ${input.id}`, { keepFiles: scope.deleteFiles === false });
   if (deleted.length === 0) throw notFound("Document not found.");
 }

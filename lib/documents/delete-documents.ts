@@ -14,6 +14,6 @@ export async function deleteDocuments(
   return transaction(async (client) => {
     const exists = await queryOne(sql`SELECT 1 FROM collections WHERE project_id = ${scope.projectId} AND id = ${input.collectionId}`, client);
     if (!exists) throw notFound("Collection not found.");
-    return (await deleteDocumentsWhere(client, scope.projectId, input.collectionId, where)).length;
+    return (await deleteDocumentsWhere(client, scope.projectId, input.collectionId, where, { keepFiles: scope.deleteFiles === false })).length;
   });
 }

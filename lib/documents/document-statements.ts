@@ -89,21 +89,34 @@ export async function replaceDocument(db: Queryable, scope: ProjectScope, collec
 /**
  * Deletes the collection's documents matching `where` (over `documents` columns, `data` the
  * JSONB), with their files: file rows go, their blobs are queued in `blob_deletions`, sizes are
- * subtracted. Returns the deleted documents.
+ * subtracted. With `keepFiles` (the project's `delete_files` off) the files stay, marked
+ * orphaned for the orphan sweep. Returns the deleted documents.
  */
-export async function deleteDocumentsWhere(db: Queryable, projectId: string, collectionId: string, where: Sql): Promise<Doc[]> {
+export async function deleteDocumentsWhere(
+  db: Queryable,
+  projectId: string,
+  collectionId: string,
+  where: Sql,
+  options: { keepFiles?: boolean } = {},
+): Promise<Doc[]> {
+  const files = options.keepFiles
+    ? sql`f AS (
+      UPDATE files SET orphaned_at = now() WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id IN (SELECT id FROM d)
+      RETURNING blob_key, 0::bigint AS size
+    )`
+    : sql`f AS (
+      DELETE FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id IN (SELECT id FROM d)
+      RETURNING blob_key, size
+    ), bd AS (
+      INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
+    )`;
   const rows = await query<{ data: Doc }>(
     sql`WITH d AS (
       DELETE FROM documents WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND ${where}
       RETURNING id, data
     ), ev AS (
       INSERT INTO document_events (project_id, collection_id, document_id, kind, before) SELECT ${projectId}, ${collectionId}, id, 'deleted', data FROM d
-    ), f AS (
-      DELETE FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id IN (SELECT id FROM d)
-      RETURNING blob_key, size
-    ), bd AS (
-      INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
-    ), cd AS (
+    ), ${files}, cd AS (
       ${counterDelta(
         projectId,
         collectionId,
@@ -118,7 +131,7 @@ export async function deleteDocumentsWhere(db: Queryable, projectId: string, col
     SELECT data FROM d`,
     db,
   );
-  if (rows.some((r) => fileIdsIn(r.data).size > 0)) onCommit(db, () => scheduleBlobDeletions(projectId));
+  if (!options.keepFiles && rows.some((r) => fileIdsIn(r.data).size > 0)) onCommit(db, () => scheduleBlobDeletions(projectId));
   return rows.map((r) => r.data);
 }
 
