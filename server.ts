@@ -3,8 +3,7 @@ import { parse } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { apiApp } from "./lib/api/app";
-import { startFileWorkers } from "./lib/files/file-workers";
-import { startCounterCompaction } from "./lib/projects/counters";
+import { startBackgroundWorkers } from "./lib/background-workers";
 
 /**
  * `npm start`'s server, the fast door: `/api/*` goes straight to the Hono app (Next's route
@@ -26,12 +25,8 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   });
   server.keepAliveTimeout = 65_000;
-  const fileWorkers = startFileWorkers();
-  const stopCompaction = startCounterCompaction();
-  server.on("close", () => {
-    void fileWorkers.stop();
-    stopCompaction();
-  });
+  const workers = startBackgroundWorkers();
+  server.on("close", () => void workers.stop());
   await new Promise<void>((resolve) => server.listen(options.port, resolve));
   return server;
 }

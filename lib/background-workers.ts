@@ -1,0 +1,28 @@
+import { startFileWorkers } from "./files/file-workers";
+import { startCounterCompaction } from "./projects/counters";
+
+/**
+ * The process's background jobs: file deletions, last_access flushes, orphan and temp sweeps,
+ * counter compaction. Started once per process by whichever door serves the API: `server.ts` at
+ * listen, or the Next route handler at its first request (a plain `next start` deployment).
+ */
+export interface BackgroundWorkers {
+  stop(): Promise<void>;
+}
+
+const holder = globalThis as typeof globalThis & { __arcaWorkers?: BackgroundWorkers };
+
+export function startBackgroundWorkers(): BackgroundWorkers {
+  if (holder.__arcaWorkers) return holder.__arcaWorkers;
+  const files = startFileWorkers();
+  const stopCompaction = startCounterCompaction();
+  const workers: BackgroundWorkers = {
+    async stop() {
+      if (holder.__arcaWorkers === workers) holder.__arcaWorkers = undefined;
+      stopCompaction();
+      await files.stop();
+    },
+  };
+  holder.__arcaWorkers = workers;
+  return workers;
+}
