@@ -67,4 +67,38 @@ test.describe("the Next door", () => {
       expect(me.status, base).toBe(200);
     }
   });
+
+  test("both doors stream file content with its length, ranges and HEAD", async () => {
+    const session = await signUpViaApi(uniqueEmail("bytes"), "a door password");
+    const project = `bytes-${Date.now().toString(36)}`;
+    await createProjectViaApi(session, project);
+    const token = await createTokenViaApi(session, project, { allow: { all: true } });
+    const bytes = Buffer.from("0123456789".repeat(1000));
+
+    for (const base of [NEXT_URL, process.env.E2E_BASE_URL!]) {
+      const headers = { authorization: `Token ${token}`, "x-project": project };
+      const form = new FormData();
+      form.append("file", new Blob([bytes], { type: "text/plain" }), "digits.txt");
+      const upload = await fetch(`${base}/api/collections/_files/documents/`, { method: "POST", headers, body: form });
+      expect(upload.status, base).toBe(201);
+      const { _id, size } = await upload.json();
+      expect(size).toBe(bytes.length);
+      const content = `${base}/api/collections/_files/documents/${_id}/content/`;
+
+      const full = await fetch(content, { headers });
+      expect(full.status, base).toBe(200);
+      expect(full.headers.get("content-length"), base).toBe(String(bytes.length));
+      expect(Buffer.from(await full.arrayBuffer()).equals(bytes), base).toBe(true);
+
+      const range = await fetch(content, { headers: { ...headers, range: "bytes=10-19" } });
+      expect(range.status, base).toBe(206);
+      expect(range.headers.get("content-range"), base).toBe(`bytes 10-19/${bytes.length}`);
+      expect(range.headers.get("content-length"), base).toBe("10");
+      expect(await range.text()).toBe("0123456789");
+
+      const head = await fetch(content, { method: "HEAD", headers });
+      expect(head.status, base).toBe(200);
+      expect(head.headers.get("content-length"), base).toBe(String(bytes.length));
+    }
+  });
 });
