@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
  */
 const BUILD_ID = ".next/BUILD_ID";
 const SOURCES = ["app", "components", "lib"];
-const ROOT_FILES = ["next.config.ts", "postcss.config.mjs", "package.json", "tsconfig.json"];
+const ROOT_FILES = ["next.config.ts", "proxy.ts", "postcss.config.mjs", "package.json", "tsconfig.json"];
 const SKIP = new Set(["node_modules", ".next"]);
 // Tests beside the code do not change what is built.
 const IGNORED = /\.test\.tsx?$/;
