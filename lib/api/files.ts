@@ -86,7 +86,11 @@ async function readableFile(c: Context<ApiEnv>): Promise<FileRow> {
 
 async function upload(c: Context<ApiEnv>, id: string | undefined, replace: boolean) {
   if (!isMultipart(c.req.raw)) throw badRequest("Upload a file as multipart/form-data with a part named file");
+  // Refuse before the body is streamed to disk; PUT's exact action (write or update) is known
+  // only once we know whether the id exists, and is checked again then.
   if (!replace) allow(c, "write", FILES_COLLECTION, id);
+  else if (!can(c.get("principal"), "write", { collection: FILES_COLLECTION, documentId: id }))
+    allow(c, "update", FILES_COLLECTION, id);
   const { fields, uploads } = await readUploadBody(c.req.raw);
   const project = c.get("project");
   const { record, created } = await uploadToFiles(
