@@ -103,6 +103,8 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
   app.put(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "write", id, false);
+    // Refuse before a body (perhaps with files) is read; the exact action is checked on save.
+    if (!can(c.get("principal"), "write", { collection: collectionId, documentId: id })) allow(c, "update", collectionId, id);
     const body = await readDocumentBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "save", id, authorize: (action) => allow(c, action, collectionId, id) }, body);
     if (uploaded) return uploaded;
