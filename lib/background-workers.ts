@@ -1,10 +1,12 @@
 import { startFileWorkers } from "./files/file-workers";
 import { startCounterCompaction } from "./projects/counters";
+import { startUsageWorkers } from "./usage/usage-workers";
 
 /**
  * The process's background jobs: file deletions, last_access flushes, orphan and temp sweeps,
- * counter compaction. Started once per process by whichever door serves the API: `server.ts` at
- * listen, or the Next route handler at its first request (a plain `next start` deployment).
+ * counter compaction, `_usage` and `_debug` flushes. Started once per process by whichever door
+ * serves the API: `server.ts` at listen, or the Next route handler at its first request (a plain
+ * `next start` deployment).
  */
 export interface BackgroundWorkers {
   stop(): Promise<void>;
@@ -16,11 +18,12 @@ export function startBackgroundWorkers(): BackgroundWorkers {
   if (holder.__arcaWorkers) return holder.__arcaWorkers;
   const files = startFileWorkers();
   const stopCompaction = startCounterCompaction();
+  const usage = startUsageWorkers();
   const workers: BackgroundWorkers = {
     async stop() {
       if (holder.__arcaWorkers === workers) holder.__arcaWorkers = undefined;
       stopCompaction();
-      await files.stop();
+      await Promise.all([files.stop(), usage.stop()]);
     },
   };
   holder.__arcaWorkers = workers;

@@ -4,6 +4,7 @@ import { errorResponse, pageNotFound } from "../http/errors";
 import { projectRoutes } from "../http/project-routes";
 import { readRequestContext } from "../http/request-context";
 import { bindCollectionsApi } from "./collections";
+import { bindDebugApi } from "./debug";
 import { bindDocumentsApi } from "./documents";
 import { bindFilesApi } from "./files";
 import { bindInfoApi } from "./info";
@@ -12,6 +13,7 @@ import { bindMembersApi } from "./members";
 import { bindNotificationsApi } from "./notifications";
 import { bindProjectsApi } from "./projects";
 import { bindTokensApi } from "./tokens";
+import { bindUsageApi } from "./usage";
 import { bindUserApi } from "./user";
 
 /**
@@ -35,6 +37,8 @@ export function createApiApp(): Hono<ApiEnv> {
   // Generic collection and document routes: they step aside (next()) for system collections
   // with their own routes, wherever those are bound. Documents before collections.
   bindFilesApi(project); // before documents: `.../content/` paths are bytes, not properties
+  bindUsageApi(project);
+  bindDebugApi(project);
   bindDocumentsApi(project);
   bindCollectionsApi(project);
   bindMembersApi(project);

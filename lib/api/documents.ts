@@ -27,10 +27,9 @@ import { projectFields } from "../lists/project-fields";
 
 /**
  * Documents of user collections (CONTRACT §3, §5). System collections with their own routes
- * (`_tokens`, `_users`, `_notification`, `_files`) are passed on (`next()`) to them, wherever
- * they are bound; of the others,
- * `_usage`, `_debug`, `_hooks`, `_hooks_history` read as empty lists here (writes 403) and any
- * other `_` name is 404 "Collection not found.".
+ * (`_tokens`, `_users`, `_notification`, `_files`, `_usage`, `_debug`) are passed on (`next()`)
+ * to them, wherever they are bound; of the others, `_hooks` and `_hooks_history` read as empty
+ * lists here (writes 403) and any other `_` name is 404 "Collection not found.".
  *   GET    /collections/:c/documents/                     list (filter, text, sort, page, fields)
  *   POST   /collections/:c/documents/  X-Action: find     list with {filter, text}
  *   POST   /collections/:c/documents/  X-Action: update   {filter, operation} -> {updated}
@@ -49,7 +48,7 @@ import { projectFields } from "../lists/project-fields";
 const BASE = "/collections/:collection/documents";
 
 /** System collections served by their own routes: these handlers step aside for them. */
-const DELEGATED = new Set(["_tokens", "_users", "_notification", "_notifications", "_files"]);
+const DELEGATED = new Set(["_tokens", "_users", "_notification", "_notifications", "_files", "_usage", "_debug"]);
 
 export function bindDocumentsApi(routes: ProjectRoutes): void {
   const step = (handler: Handler<ApiEnv>): Handler<ApiEnv> => (c, next) =>

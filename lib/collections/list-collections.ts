@@ -21,7 +21,9 @@ export async function systemCounts(projectId: string): Promise<Record<string, nu
     sql`SELECT (SELECT count(*) FROM tokens WHERE project_id = ${projectId}) AS "_tokens",
                (SELECT count(*) FROM members WHERE project_id = ${projectId}) AS "_users",
                (SELECT count(*) FROM notifications WHERE project_id = ${projectId}) AS "_notification",
-               (SELECT count(*) FROM files WHERE project_id = ${projectId}) AS "_files"`,
+               (SELECT count(*) FROM files WHERE project_id = ${projectId}) AS "_files",
+               (SELECT count(*) FROM usage WHERE project_id = ${projectId}) AS "_usage",
+               (SELECT count(*) FROM debug_records WHERE project_id = ${projectId}) AS "_debug"`,
   );
   return row ?? {};
 }

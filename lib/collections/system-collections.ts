@@ -3,7 +3,8 @@ import type { CollectionView } from "./collection";
 /**
  * The system collections every project has (CONTRACT §4, §10). Their routes live with their
  * owners (`_tokens` in lib/api/tokens.ts, `_users`/`_notification` with members, `_files` with
- * files); the generic documents routes serve only the read-only ones below, empty for now.
+ * files, `_usage`/`_debug` in lib/api/usage.ts and debug.ts); the generic documents routes serve
+ * only the read-only ones below, empty for now.
  * They cannot be created, changed or deleted through `/api/collections/` (403).
  */
 export const SYSTEM_COLLECTIONS = ["_files", "_users", "_notification", "_usage", "_debug", "_tokens", "_hooks", "_hooks_history"] as const;
@@ -12,7 +13,7 @@ export const SYSTEM_COLLECTIONS = ["_files", "_users", "_notification", "_usage"
 export const SYSTEM_ALIASES: Record<string, string> = { _notifications: "_notification" };
 
 /** System collections whose documents the generic routes answer, as read-only empty lists. */
-export const READ_ONLY_EMPTY = new Set(["_usage", "_debug", "_hooks", "_hooks_history"]);
+export const READ_ONLY_EMPTY = new Set(["_hooks", "_hooks_history"]);
 
 export function systemCollectionId(id: string): string | undefined {
   const name = SYSTEM_ALIASES[id] ?? id;

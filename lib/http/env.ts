@@ -11,5 +11,9 @@ export interface ApiEnv {
     /** Set by `requireProject` once the project and principal are known. */
     project: ProjectView;
     principal: Principal;
+    /** Set by `meterRequest` on its first pass (routes that step aside run it again). */
+    metered: boolean;
+    /** The text of a JSON request body, once `readJsonBody` has read it (for the `_debug` log). */
+    requestBody: string;
   };
 }

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
+import type { ApiEnv } from "./env";
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
 
 /** JSON bodies are small documents, not files: anything bigger is refused before it is parsed. */
@@ -15,6 +16,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   if (length > JSON_BODY_LIMIT) throw payloadTooLarge("Request body is too large");
   const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   const text = incoming ? await readNodeText(incoming, JSON_BODY_LIMIT) : await readLimitedText(c.req.raw, JSON_BODY_LIMIT);
+  (c as Context<ApiEnv>).set("requestBody", text);
   if (text.trim() === "") return {};
   if (type && !/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type))
     throw unsupportedMediaType("Request body must be JSON or multipart/form-data");

@@ -1,0 +1,149 @@
+import { generateId } from "../auth/secrets";
+import { pool } from "../db/pool";
+import { query, type Queryable } from "../db/query";
+import { sql } from "../db/sql";
+import { notFound } from "../errors";
+import { formatFileDate } from "../files/file-record";
+
+/**
+ * The `_debug` log (CONTRACT §10): the API calls of a project while its `settings.debug` is on.
+ * Calls are queued in memory and written in batches by the flusher (never on the request path);
+ * each flush keeps only the newest `KEEP_PER_PROJECT` records of the projects it wrote.
+ */
+export interface DebugRecord {
+  [key: string]: unknown;
+  _id: string;
+  date_created: string;
+  request: { method: string; url: string; headers: Record<string, string>; body: unknown; body_truncated?: boolean };
+  response: { status_code: number; headers: Record<string, string>; body: unknown; body_truncated?: boolean; time_took: number };
+}
+
+export const KEEP_PER_PROJECT = 1000;
+/** Bodies are kept only when JSON and at most this long; longer ones are cut (and flagged). */
+export const BODY_LIMIT = 16 * 1024;
+/** If the database is away, the queue stops growing here (the oldest calls are dropped). */
+const QUEUE_LIMIT = 10_000;
+
+interface Pending {
+  projectId: string;
+  record: DebugRecord;
+  dateCreated: Date;
+}
+
+const state = ((globalThis as { __arcaDebugLog?: { queue: Pending[]; dropped: number } }).__arcaDebugLog ??= { queue: [], dropped: 0 });
+
+export interface DebugCall {
+  method: string;
+  url: string;
+  requestHeaders: Headers;
+  requestBody: string | undefined;
+  statusCode: number;
+  responseHeaders: Headers;
+  responseBody: string | undefined;
+  started: number;
+  timeTook: number;
+}
+
+/** Queues one call of `projectId`; redacts credentials. Never throws, never waits. */
+export function enqueueDebugCall(projectId: string, call: DebugCall): void {
+  const dateCreated = new Date(call.started);
+  const request = { method: call.method, url: redactUrl(call.url), headers: redactHeaders(call.requestHeaders), ...debugBody(call.requestBody) };
+  const response = { status_code: call.statusCode, headers: redactHeaders(call.responseHeaders), ...debugBody(call.responseBody), time_took: call.timeTook };
+  state.queue.push({ projectId, dateCreated, record: { _id: generateId(), date_created: formatFileDate(dateCreated), request, response } });
+  if (state.queue.length > QUEUE_LIMIT) {
+    state.queue.splice(0, state.queue.length - QUEUE_LIMIT);
+    if (state.dropped++ === 0) console.error("debug: queue full, dropping the oldest calls");
+  }
+}
+
+/** Writes the queued calls in one statement, then prunes each written project to its newest records. */
+export async function flushDebugLog(db: Queryable = pool()): Promise<number> {
+  if (state.queue.length === 0) return 0;
+  const batch = state.queue;
+  state.queue = [];
+  state.dropped = 0;
+  const projects = [...new Set(batch.map((p) => p.projectId))];
+  // Projects deleted since their calls were queued are skipped by the join. On failure the
+  // batch goes back to the queue (bounded) for the next flush.
+  await insertRecords(batch, db).catch((error) => {
+    state.queue = batch.concat(state.queue).slice(-QUEUE_LIMIT);
+    throw error;
+  });
+  await query(
+    sql`DELETE FROM debug_records d USING (
+          SELECT project_id, id, row_number() OVER (PARTITION BY project_id ORDER BY date_created DESC, id DESC) AS n
+          FROM debug_records WHERE project_id = ANY(${projects}::text[])
+        ) r
+        WHERE d.project_id = r.project_id AND d.id = r.id AND r.n > ${KEEP_PER_PROJECT}`,
+    db,
+  );
+  return batch.length;
+}
+
+function insertRecords(batch: Pending[], db: Queryable) {
+  return query(
+    sql`INSERT INTO debug_records (project_id, id, date_created, record)
+        SELECT b.project_id, b.id, b.date_created, b.record
+        FROM unnest(${batch.map((p) => p.projectId)}::text[], ${batch.map((p) => p.record._id)}::text[],
+                    ${batch.map((p) => p.dateCreated.toISOString())}::timestamptz[], ${batch.map((p) => JSON.stringify(p.record))}::jsonb[])
+             AS b (project_id, id, date_created, record)
+        JOIN projects p ON p.id = b.project_id
+        ON CONFLICT DO NOTHING`,
+    db,
+  );
+}
+
+/** The project's records, newest first (at most KEEP_PER_PROJECT: listed in memory). */
+export async function listDebugRecords(projectId: string): Promise<DebugRecord[]> {
+  const rows = await query<{ record: DebugRecord }>(
+    sql`SELECT record FROM debug_records WHERE project_id = ${projectId} ORDER BY date_created DESC, id DESC`,
+  );
+  return rows.map((r) => r.record);
+}
+
+export async function getDebugRecord(projectId: string, id: string): Promise<DebugRecord> {
+  const rows = await query<{ record: DebugRecord }>(sql`SELECT record FROM debug_records WHERE project_id = ${projectId} AND id = ${id}`);
+  if (!rows[0]) throw notFound("Document not found.");
+  return rows[0].record;
+}
+
+/** Deletes the given records (by `_id`); answers how many went. */
+export async function deleteDebugRecords(projectId: string, ids: string[]): Promise<number> {
+  if (!ids.length) return 0;
+  const rows = await query(sql`DELETE FROM debug_records WHERE project_id = ${projectId} AND id = ANY(${ids}::text[]) RETURNING id`);
+  return rows.length;
+}
+
+export async function countDebugRecords(projectId: string): Promise<number> {
+  const rows = await query<{ n: number }>(sql`SELECT count(*)::int AS n FROM debug_records WHERE project_id = ${projectId}`);
+  return rows[0]?.n ?? 0;
+}
+
+const REDACTED = "[redacted]";
+const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie"]);
+
+function redactHeaders(headers: Headers): Record<string, string> {
+  const result: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    result[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value;
+  });
+  return result;
+}
+
+function redactUrl(url: string): string {
+  return url.replace(/([?&]token=)[^&#]*/gi, `$1${REDACTED}`);
+}
+
+/**
+ * A body as recorded: the JSON value when it parses and fits, the first BODY_LIMIT characters
+ * (a string, flagged `body_truncated`) when it is longer, null otherwise or when absent.
+ */
+function debugBody(text: string | undefined): { body: unknown; body_truncated?: boolean } {
+  if (text === undefined || text === "") return { body: null };
+  if (text.length > BODY_LIMIT) return { body: text.slice(0, BODY_LIMIT), body_truncated: true };
+  try {
+    return { body: JSON.parse(text) };
+  } catch {
+    return { body: null };
+  }
+}
