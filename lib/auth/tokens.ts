@@ -1,6 +1,6 @@
 import { conflict, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
-import { invalidateAuthCache } from "./auth-cache";
+import { whileNarrowingAccess } from "./auth-cache";
 import { normalizePermission } from "./permission";
 import type { Allow } from "./principal";
 import { generateId, hashSecret, randomSecret } from "./secrets";
@@ -67,17 +67,17 @@ export async function updateToken(
       ? { name: current.name, isActive: current.is_active, permission: current.permission.allow }
       : { name: "", isActive: true, permission: normalizePermission(undefined) };
   const fields = parseTokenFields(body, base);
-  const row = await prisma().token.update({
-    where: { projectId_id: { projectId, id } },
-    data: { name: fields.name, isActive: fields.isActive, permission: fields.permission as object },
-  });
-  invalidateAuthCache();
+  const row = await whileNarrowingAccess(() =>
+    prisma().token.update({
+      where: { projectId_id: { projectId, id } },
+      data: { name: fields.name, isActive: fields.isActive, permission: fields.permission as object },
+    }),
+  );
   return tokenView(row);
 }
 
 export async function deleteToken(projectId: string, id: string): Promise<void> {
-  const { count } = await prisma().token.deleteMany({ where: { projectId, id } });
-  invalidateAuthCache();
+  const { count } = await whileNarrowingAccess(() => prisma().token.deleteMany({ where: { projectId, id } }));
   if (!count) throw notFound("Document not found.");
 }
 

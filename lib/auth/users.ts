@@ -3,7 +3,7 @@ import { conflict, notFound, unauthorized, validationError } from "../errors";
 import { prisma } from "../db/pool";
 import { sendMail } from "../mail/send-mail";
 import { signupConfirmationMail } from "../mail/templates";
-import { invalidateAuthCache } from "./auth-cache";
+import { whileNarrowingAccess } from "./auth-cache";
 import { hashPassword, verifyPassword } from "./password";
 import { generateId, hashSecret, randomSecret } from "./secrets";
 import { isValidEmail, normalizeEmail } from "./email";
@@ -63,8 +63,7 @@ export async function logIn(input: Record<string, unknown>): Promise<{ sessionId
 }
 
 export async function logOut(sessionId: string): Promise<void> {
-  await prisma().session.deleteMany({ where: { idHash: hashSecret(sessionId) } });
-  invalidateAuthCache();
+  await whileNarrowingAccess(() => prisma().session.deleteMany({ where: { idHash: hashSecret(sessionId) } }));
 }
 
 export async function openSession(userId: string): Promise<string> {

@@ -1,7 +1,7 @@
 import { conflict, forbidden, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
 import { query, transaction } from "../db/query";
-import { invalidateAuthCache } from "../auth/auth-cache";
+import { whileNarrowingAccess } from "../auth/auth-cache";
 import { sql } from "../db/sql";
 import { isValidEmail, normalizeEmail } from "../auth/email";
 import type { Principal } from "../auth/principal";
@@ -129,7 +129,7 @@ export async function updateMember(
 ): Promise<MemberView> {
   const email = normalizeEmail(emailInput);
   const fields: MemberFields = parseMemberFields(body);
-  const updated = await transaction(async (client) => {
+  return whileNarrowingAccess(() => transaction(async (client) => {
     await lockMember(client, projectId, email);
     const current = await selectMemberForUpdate(client, projectId, email);
     if (!current) throw notFound("Document not found.");
@@ -145,15 +145,13 @@ export async function updateMember(
       client,
     );
     return memberView({ ...memberRow(current), role, isActive });
-  });
-  invalidateAuthCache();
-  return updated;
+  }));
 }
 
 /** Removes a member (access ends with their next request) and any link still waiting for them. */
 export async function removeMember(projectId: string, emailInput: string, principal: Principal): Promise<void> {
   const email = normalizeEmail(emailInput);
-  await transaction(async (client) => {
+  await whileNarrowingAccess(() => transaction(async (client) => {
     await lockMember(client, projectId, email);
     const current = await selectMemberForUpdate(client, projectId, email);
     if (!current) throw notFound("Document not found.");
@@ -170,6 +168,5 @@ export async function removeMember(projectId: string, emailInput: string, princi
       },
       client,
     );
-  });
-  invalidateAuthCache();
+  }));
 }

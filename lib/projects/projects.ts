@@ -2,7 +2,7 @@ import { conflict, forbidden, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
 import { query, transaction } from "../db/query";
 import { sql } from "../db/sql";
-import { invalidateAuthCache } from "../auth/auth-cache";
+import { whileNarrowingAccess } from "../auth/auth-cache";
 import { cancelPendingCounters } from "./counters";
 import type { PublicUser } from "../auth/users";
 import {
@@ -95,11 +95,12 @@ async function writeProject(
   projectId: string,
   input: { name: string; settings: ProjectSettings; isActive: boolean },
 ): Promise<ProjectView> {
-  const row = await prisma().project.update({
-    where: { id: projectId },
-    data: { name: input.name, settings: input.settings as object, isActive: input.isActive },
-  });
-  invalidateAuthCache();
+  const row = await whileNarrowingAccess(() =>
+    prisma().project.update({
+      where: { id: projectId },
+      data: { name: input.name, settings: input.settings as object, isActive: input.isActive },
+    }),
+  );
   return (await viewsWithTotals([row]))[0];
 }
 
@@ -120,14 +121,15 @@ async function viewsWithTotals(rows: ProjectRow[]): Promise<ProjectView[]> {
 export async function deleteProject(user: PublicUser, projectId: string): Promise<void> {
   const access = await getUserProject(user._id, projectId);
   if (access.role !== "owner") throw forbidden("Only the owner can delete a project.");
-  await transaction(async (client) => {
-    await query(sql`INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM files WHERE project_id = ${projectId}`, client);
-    await query(sql`DELETE FROM document_events WHERE project_id = ${projectId}`, client);
-    await query(sql`DELETE FROM documents WHERE project_id = ${projectId}`, client);
-    await query(sql`DELETE FROM projects WHERE id = ${projectId}`, client);
-    await cancelPendingCounters(client, projectId);
-  });
-  invalidateAuthCache();
+  await whileNarrowingAccess(() =>
+    transaction(async (client) => {
+      await query(sql`INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM files WHERE project_id = ${projectId}`, client);
+      await query(sql`DELETE FROM document_events WHERE project_id = ${projectId}`, client);
+      await query(sql`DELETE FROM documents WHERE project_id = ${projectId}`, client);
+      await query(sql`DELETE FROM projects WHERE id = ${projectId}`, client);
+      await cancelPendingCounters(client, projectId);
+    }),
+  );
 }
 
 function requireManager(access: ProjectAccess): void {
