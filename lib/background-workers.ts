@@ -29,3 +29,8 @@ export function startBackgroundWorkers(): BackgroundWorkers {
   holder.__arcaWorkers = workers;
   return workers;
 }
+
+/** Stops the process's workers, if running, after their last flush (before the pool closes). */
+export async function stopBackgroundWorkers(): Promise<void> {
+  await holder.__arcaWorkers?.stop();
+}

@@ -5,6 +5,7 @@ import { startDatabase } from "../lib/db/start-database";
 import { ensureConfirmedUser } from "../lib/auth/users";
 import { appSecret } from "../lib/auth/app-secret";
 import { startServer } from "../server";
+import { stopBackgroundWorkers } from "../lib/background-workers";
 
 /** `npm start`: build the dashboard if needed, bring up the database, serve on PORT. */
 async function main() {
@@ -27,6 +28,7 @@ async function main() {
     console.info(`start: ${signal}, stopping`);
     server.close();
     server.closeAllConnections();
+    await stopBackgroundWorkers();
     await database.stop();
     process.exit(0);
   };

@@ -6,6 +6,7 @@ import { inject } from "vitest";
 import { resetConfig } from "../config";
 import { connectDatabase, disconnectDatabase } from "../db/pool";
 import { startServer } from "../../server";
+import { stopBackgroundWorkers } from "../background-workers";
 import { startSmtpListener, type SmtpListener } from "./smtp-listener";
 
 /**
@@ -82,6 +83,7 @@ export async function startTestServer(): Promise<TestServer> {
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
+      await stopBackgroundWorkers();
       await smtp.close();
       await disconnectDatabase();
       fs.rmSync(dataDir, { recursive: true, force: true });
