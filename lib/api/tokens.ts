@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
-import { createToken, deleteToken, getToken, listTokens, updateToken } from "../auth/tokens";
+import { createToken, deleteToken, getToken, listTokens, tokenExists, updateToken } from "../auth/tokens";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
@@ -47,8 +47,7 @@ export function bindTokensApi(app: ProjectRoutes): void {
     const projectId = c.get("project")._id;
     const id = pathParam(c, "id");
     const body = await readJsonObject(c);
-    const exists = await getToken(projectId, id).then(() => true, () => false);
-    if (!exists) {
+    if (!(await tokenExists(projectId, id))) {
       allow(c, "write", id);
       return c.json(await createToken(projectId, body, id), 201);
     }

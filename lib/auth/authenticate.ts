@@ -38,14 +38,15 @@ interface ProjectAuthRow {
  * 404, no or unknown credentials 401, inactive project or non-member 403.
  */
 export async function authenticateProjectRequest(projectId: string, credentials: Credentials): Promise<ProjectRequestAuth> {
-  if (!credentials) return loadProjectRequestAuth(projectId, credentials);
-  const secret = credentials.kind === "token" ? `t:${credentials.secret}` : `s:${credentials.sessionId}`;
-  return cachedAuthentication(`${projectId}\0${hashSecret(secret)}`, () => loadProjectRequestAuth(projectId, credentials));
-}
-
-async function loadProjectRequestAuth(projectId: string, credentials: Credentials): Promise<ProjectRequestAuth> {
   const tokenHash = credentials?.kind === "token" ? hashSecret(credentials.secret) : null;
   const sessionHash = credentials?.kind === "session" ? hashSecret(credentials.sessionId) : null;
+  const load = () => loadProjectRequestAuth(projectId, tokenHash, sessionHash);
+  if (tokenHash) return cachedAuthentication(`${projectId}\0t\0${tokenHash}`, load);
+  if (sessionHash) return cachedAuthentication(`${projectId}\0s\0${sessionHash}`, load);
+  return load();
+}
+
+async function loadProjectRequestAuth(projectId: string, tokenHash: string | null, sessionHash: string | null): Promise<ProjectRequestAuth> {
   const row = await queryOne<ProjectAuthRow>(sql`
     SELECT p.id, p.name, p.owner_id, p.settings, p.is_active, p.files_size, p.data_size,
            t.id AS token_id, t.is_active AS token_active, t.permission,

@@ -31,6 +31,10 @@ export async function listTokens(projectId: string): Promise<TokenView[]> {
   return rows.map(tokenView);
 }
 
+export async function tokenExists(projectId: string, id: string): Promise<boolean> {
+  return (await prisma().token.count({ where: { projectId, id } })) > 0;
+}
+
 export async function getToken(projectId: string, id: string): Promise<TokenView> {
   const row = await prisma().token.findUnique({ where: { projectId_id: { projectId, id } } });
   if (!row) throw notFound("Document not found.");
@@ -46,8 +50,7 @@ export async function createToken(
   if (!TOKEN_ID.test(id)) throw invalid("_id", "must be 1-64 of A-Z a-z 0-9 _ . @ -");
   const fields = parseTokenFields(body, { name: "", isActive: true, permission: normalizePermission(undefined) });
   const secret = randomSecret(32);
-  const existing = await prisma().token.findUnique({ where: { projectId_id: { projectId, id } } });
-  if (existing) throw conflict("Document with this key already exists.");
+  if (await tokenExists(projectId, id)) throw conflict("Document with this key already exists.");
   const row = await prisma().token.create({
     data: { projectId, id, name: fields.name, isActive: fields.isActive, permission: fields.permission as object, secretHash: hashSecret(secret) },
   });

@@ -4,7 +4,7 @@ import { query, queryOne } from "../db/query";
 import type { IndexSpec, ProjectScope } from "../collections/collection";
 import { textConfig, textVector } from "../collections/collection-indexes";
 import type { ListQuery } from "../lists/list-query";
-import { projectDocument } from "../lists/project-document";
+import { projectDocument } from "../query/project-document";
 import { compileFilter, parseFilter, pathExpression } from "../query";
 import { collectionState } from "./collection-state";
 import { documentsCount } from "../projects/counters";

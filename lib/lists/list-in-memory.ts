@@ -3,7 +3,7 @@ import { matchFilter } from "../query/match-filter";
 import { parseFilter } from "../query/parse-filter";
 import type { Json } from "../query/types";
 type Doc = { [key: string]: Json };
-import { projectDocument } from "./project-document";
+import { projectDocument } from "../query/project-document";
 import type { ListQuery, SortKey } from "./list-query";
 
 /**

@@ -1,4 +1,4 @@
-import { projectDocument } from "./project-document";
+import { projectDocument } from "../query/project-document";
 import type { ListQuery } from "./list-query";
 
 /** `fields` / `fields_exclude` on a single read (project, collection, document). */
