@@ -10,11 +10,15 @@ export const errorStatus = {
   notFound: 404,
   methodNotAllowed: 405,
   conflict: 409,
+  gone: 410,
   payloadTooLarge: 413,
   unsupportedMediaType: 415,
   rangeNotSatisfiable: 416,
   validation: 422,
+  tooManyRequests: 429,
   internal: 500,
+  badGateway: 502,
+  serviceUnavailable: 503,
 } as const;
 
 export type ErrorKind = keyof typeof errorStatus;
@@ -27,6 +31,8 @@ export interface PropertyError {
 export class AppError extends Error {
   readonly kind: ErrorKind;
   readonly errors: PropertyError[] | undefined;
+  /** Seconds a client should wait before trying again (429, 503): sent as `Retry-After`. */
+  retryAfter: number | undefined;
 
   constructor(kind: ErrorKind, message: string, errors?: PropertyError[]) {
     super(message);
@@ -49,6 +55,18 @@ export const methodNotAllowed = (message = "Method not allowed") => new AppError
 export const conflict = (message: string) => new AppError("conflict", message);
 export const payloadTooLarge = (message: string) => new AppError("payloadTooLarge", message);
 export const unsupportedMediaType = (message: string) => new AppError("unsupportedMediaType", message);
+export const gone = (message: string) => new AppError("gone", message);
+export const badGateway = (message: string) => new AppError("badGateway", message);
+export function tooManyRequests(retryAfterSeconds: number, message = "Too many attempts, try again later"): AppError {
+  const error = new AppError("tooManyRequests", message);
+  error.retryAfter = Math.max(1, Math.ceil(retryAfterSeconds));
+  return error;
+}
+export function serviceUnavailable(message: string, retryAfterSeconds = 1): AppError {
+  const error = new AppError("serviceUnavailable", message);
+  error.retryAfter = Math.max(1, Math.ceil(retryAfterSeconds));
+  return error;
+}
 export const validationError = (message: string, errors?: PropertyError[]) =>
   new AppError("validation", message, errors);
 

@@ -7,6 +7,7 @@ export function errorResponse(c: Context, error: unknown): Response {
   if (appError) {
     const body: Record<string, unknown> = { message: appError.message };
     if (appError.errors) body.errors = appError.errors;
+    if (appError.retryAfter !== undefined) c.header("Retry-After", String(appError.retryAfter));
     return c.json(body, appError.status as 400);
   }
   if (isClientAbort(error)) return c.json({ message: "Request aborted" }, 400);
