@@ -12,7 +12,8 @@ import { schemaGuard, StaleCollectionState, type CollectionState } from "./colle
  * The three write statements every document operation is made of. Each is ONE statement that
  * also records its change of the counters (`documents_count`, `data_size` = sum of
  * `octet_length(data::text)`, `files_size`; see lib/projects/counters.ts) and writes the outbox
- * (`document_events`), so a write is atomic whether it runs alone or inside a transaction.
+ * (`document_events`, one copy of the document: as stored, or as it was for a delete; lib/outbox),
+ * so a write is atomic whether it runs alone or inside a transaction.
  */
 type Doc = Record<string, unknown>;
 
@@ -71,8 +72,8 @@ export async function replaceDocument(db: Queryable, scope: ProjectScope, collec
       ), cd AS (
         ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)` }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
-        INSERT INTO document_events (project_id, collection_id, document_id, kind, before, after)
-        SELECT ${projectId}, ${collectionId}, id, 'updated', ${JSON.stringify(before)}::jsonb, data FROM d
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
+        SELECT ${projectId}, ${collectionId}, id, 'updated', data FROM d
       )
       SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
     ),

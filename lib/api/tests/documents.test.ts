@@ -174,7 +174,7 @@ describe("counters and the outbox", () => {
     expect(info.body.status.data_size).toBe(Number(rows[0].actual));
   });
 
-  it("writes an event per write, with before and after", async () => {
+  it("writes an event per write, with one copy of the document (as stored, or as it was when deleted)", async () => {
     const c = "events";
     await t.server.request(docs(c), as({ json: { _id: "e", v: 1 } }));
     await t.server.request(`${docs(c)}e/`, as({ method: "PUT", json: { v: 2 } }));
@@ -186,9 +186,9 @@ describe("counters and the outbox", () => {
     const { rows } = await t.db.query("SELECT document_id, kind, before, after FROM document_events WHERE project_id = $1 AND collection_id = $2 ORDER BY id", [t.owner.project, c]);
     expect(rows).toEqual([
       { document_id: "e", kind: "created", before: null, after: { _id: "e", v: 1 } },
-      { document_id: "e", kind: "updated", before: { _id: "e", v: 1 }, after: { _id: "e", v: 2 } },
-      { document_id: "e", kind: "updated", before: { _id: "e", v: 2 }, after: { _id: "e", v: 2, w: 1 } },
-      { document_id: "e", kind: "updated", before: { _id: "e", v: 2, w: 1 }, after: { _id: "e", v: 3, w: 1 } },
+      { document_id: "e", kind: "updated", before: null, after: { _id: "e", v: 2 } },
+      { document_id: "e", kind: "updated", before: null, after: { _id: "e", v: 2, w: 1 } },
+      { document_id: "e", kind: "updated", before: null, after: { _id: "e", v: 3, w: 1 } },
       { document_id: "e", kind: "deleted", before: { _id: "e", v: 3, w: 1 }, after: null },
       { document_id: "u", kind: "created", before: null, after: { _id: "u", x: 1 } },
       { document_id: "u", kind: "deleted", before: { _id: "u", x: 1 }, after: null },

@@ -1,0 +1,95 @@
+import pg from "pg";
+import { pool } from "../db/pool";
+
+/**
+ * One `LISTEN arca_events` connection per process, shared by every outbox reader in it (the hooks
+ * dispatcher, the change feed). A trigger on `document_events` notifies once per writing
+ * transaction, at its commit. On a lost connection readers are woken too (they may have missed a
+ * notification) and the listener reconnects with a back-off.
+ */
+type Wake = () => void;
+
+interface ListenerState {
+  wakes: Set<Wake>;
+  client?: pg.Client;
+  connecting?: Promise<void>;
+  stopped: boolean;
+  retryTimer?: NodeJS.Timeout;
+}
+
+const holder = globalThis as typeof globalThis & { __arcaOutboxListener?: ListenerState };
+
+function state(): ListenerState {
+  holder.__arcaOutboxListener ??= { wakes: new Set(), stopped: false };
+  return holder.__arcaOutboxListener;
+}
+
+/** Calls `wake` after every commit that wrote events (in any process). Returns the unsubscribe. */
+export function onOutboxCommit(wake: Wake): () => void {
+  const s = state();
+  s.stopped = false;
+  s.wakes.add(wake);
+  void connect(s);
+  return () => {
+    s.wakes.delete(wake);
+  };
+}
+
+function wakeAll(s: ListenerState): void {
+  for (const wake of s.wakes) wake();
+}
+
+async function connect(s: ListenerState, delay = 0): Promise<void> {
+  if (s.client || s.connecting || s.stopped) return s.connecting;
+  s.connecting = (async () => {
+    if (delay) await new Promise((r) => (s.retryTimer = setTimeout(r, delay)));
+    if (s.stopped) return;
+    const client = new pg.Client(pool().options);
+    try {
+      await client.connect();
+      client.on("notification", () => wakeAll(s));
+      client.on("error", (error) => lost(s, client, error));
+      client.on("end", () => lost(s, client));
+      await client.query("LISTEN arca_events");
+      if (s.stopped) {
+        await client.end().catch(() => {});
+        return;
+      }
+      s.client = client;
+      wakeAll(s); // anything committed while we were not listening
+    } catch (error) {
+      await client.end().catch(() => {});
+      if (!s.stopped) {
+        console.error(`outbox: LISTEN failed: ${(error as Error).message}`);
+        s.connecting = undefined;
+        void connect(s, Math.min(5000, (delay || 100) * 2));
+        return;
+      }
+    } finally {
+      s.connecting = undefined;
+    }
+  })();
+  return s.connecting;
+}
+
+function lost(s: ListenerState, client: pg.Client, error?: Error): void {
+  if (s.client !== client) return;
+  s.client = undefined;
+  if (s.stopped) return;
+  if (error) console.error(`outbox: LISTEN connection lost: ${error.message}`);
+  wakeAll(s);
+  void connect(s, 200);
+}
+
+/** Closes the LISTEN connection (server shutdown, after the readers stopped). */
+export async function stopOutboxListener(): Promise<void> {
+  const s = holder.__arcaOutboxListener;
+  if (!s) return;
+  s.stopped = true;
+  s.wakes.clear();
+  if (s.retryTimer) clearTimeout(s.retryTimer);
+  await s.connecting?.catch(() => {});
+  const client = s.client;
+  s.client = undefined;
+  await client?.end().catch(() => {});
+}
