@@ -7,6 +7,7 @@ import { bindCollectionsApi } from "./collections";
 import { bindDebugApi } from "./debug";
 import { bindDocumentsApi } from "./documents";
 import { bindFilesApi } from "./files";
+import { bindHooksApi } from "./hooks";
 import { bindInfoApi } from "./info";
 import { bindInvitationsApi } from "./invitations";
 import { bindMembersApi } from "./members";
@@ -37,6 +38,7 @@ export function createApiApp(): Hono<ApiEnv> {
   // Generic collection and document routes: they step aside (next()) for system collections
   // with their own routes, wherever those are bound. Documents before collections.
   bindFilesApi(project); // before documents: `.../content/` paths are bytes, not properties
+  bindHooksApi(project);
   bindUsageApi(project);
   bindDebugApi(project);
   bindDocumentsApi(project);

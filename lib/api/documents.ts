@@ -48,7 +48,7 @@ import { projectFields } from "../lists/project-fields";
 const BASE = "/collections/:collection/documents";
 
 /** System collections served by their own routes: these handlers step aside for them. */
-const DELEGATED = new Set(["_tokens", "_users", "_notification", "_notifications", "_files", "_usage", "_debug"]);
+const DELEGATED = new Set(["_tokens", "_users", "_notification", "_notifications", "_files", "_usage", "_debug", "_hooks", "_hooks_history"]);
 
 export function bindDocumentsApi(routes: ProjectRoutes): void {
   const step = (handler: Handler<ApiEnv>): Handler<ApiEnv> => (c, next) =>

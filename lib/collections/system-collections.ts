@@ -13,7 +13,7 @@ export const SYSTEM_COLLECTIONS = ["_files", "_users", "_notification", "_usage"
 export const SYSTEM_ALIASES: Record<string, string> = { _notifications: "_notification" };
 
 /** System collections whose documents the generic routes answer, as read-only empty lists. */
-export const READ_ONLY_EMPTY = new Set(["_hooks", "_hooks_history"]);
+export const READ_ONLY_EMPTY = new Set<string>();
 
 export function systemCollectionId(id: string): string | undefined {
   const name = SYSTEM_ALIASES[id] ?? id;

@@ -2,15 +2,18 @@ import pg from "pg";
 import { pool } from "../db/pool";
 
 /**
- * One `LISTEN arca_events` connection per process, shared by every outbox reader in it (the hooks
- * dispatcher, the change feed). A trigger on `document_events` notifies once per writing
- * transaction, at its commit. On a lost connection readers are woken too (they may have missed a
+ * One LISTEN connection per process, shared by every background reader in it: `arca_events`
+ * (a trigger on `document_events` notifies once per writing transaction, at its commit: the hooks
+ * dispatcher and the change feed) and `arca_hooks` (new hook deliveries, for the delivery workers
+ * of every process). On a lost connection every reader is woken (it may have missed a
  * notification) and the listener reconnects with a back-off.
  */
 type Wake = () => void;
+export type Channel = "arca_events" | "arca_hooks";
+const CHANNELS: Channel[] = ["arca_events", "arca_hooks"];
 
 interface ListenerState {
-  wakes: Set<Wake>;
+  wakes: Set<{ channel: Channel; wake: Wake }>;
   client?: pg.Client;
   connecting?: Promise<void>;
   stopped: boolean;
@@ -26,17 +29,23 @@ function state(): ListenerState {
 
 /** Calls `wake` after every commit that wrote events (in any process). Returns the unsubscribe. */
 export function onOutboxCommit(wake: Wake): () => void {
+  return onNotification("arca_events", wake);
+}
+
+/** Calls `wake` on every notification of `channel` (from any process). Returns the unsubscribe. */
+export function onNotification(channel: Channel, wake: Wake): () => void {
   const s = state();
   s.stopped = false;
-  s.wakes.add(wake);
+  const entry = { channel, wake };
+  s.wakes.add(entry);
   void connect(s);
   return () => {
-    s.wakes.delete(wake);
+    s.wakes.delete(entry);
   };
 }
 
-function wakeAll(s: ListenerState): void {
-  for (const wake of s.wakes) wake();
+function wakeAll(s: ListenerState, channel?: string): void {
+  for (const entry of s.wakes) if (!channel || entry.channel === channel) entry.wake();
 }
 
 async function connect(s: ListenerState, delay = 0): Promise<void> {
@@ -47,10 +56,10 @@ async function connect(s: ListenerState, delay = 0): Promise<void> {
     const client = new pg.Client(pool().options);
     try {
       await client.connect();
-      client.on("notification", () => wakeAll(s));
+      client.on("notification", (message) => wakeAll(s, message.channel));
       client.on("error", (error) => lost(s, client, error));
       client.on("end", () => lost(s, client));
-      await client.query("LISTEN arca_events");
+      for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
       if (s.stopped) {
         await client.end().catch(() => {});
         return;

@@ -7,6 +7,10 @@ export interface ProjectSettings {
   data_size_limit: number;
   delete_files: boolean;
   orphan_files_ttl: string;
+  /** How long the change feed can resume from an event (CONTRACT §13); "" or "0": forever. */
+  events_ttl: string;
+  /** How long finished hook deliveries stay in `_hooks_history` (CONTRACT §8). */
+  hooks_history_ttl: string;
 }
 
 export interface ProjectView {
@@ -35,6 +39,8 @@ export const defaultSettings: ProjectSettings = {
   data_size_limit: 0,
   delete_files: true,
   orphan_files_ttl: "",
+  events_ttl: "24h",
+  hooks_history_ttl: "720h",
 };
 
 export function projectView(row: ProjectRow): ProjectView {
@@ -106,6 +112,8 @@ function parseSettings(value: Record<string, unknown>, errors: PropertyError[]):
         else errors.push({ property, message: "must be a whole number of bytes, 0 for none" });
         break;
       case "orphan_files_ttl":
+      case "events_ttl":
+      case "hooks_history_ttl":
         if (typeof v === "string" && parseDuration(v) !== undefined) out[key] = v;
         else errors.push({ property, message: 'must be a duration like "168h", "30m" or "" for never' });
         break;

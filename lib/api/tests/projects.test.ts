@@ -17,7 +17,7 @@ describe("projects", () => {
     expect(created.body).toEqual({
       _id: id,
       name: "Shop",
-      settings: { debug: false, files_size_limit: 0, data_size_limit: 0, delete_files: true, orphan_files_ttl: "" },
+      settings: { debug: false, files_size_limit: 0, data_size_limit: 0, delete_files: true, orphan_files_ttl: "", events_ttl: "24h", hooks_history_ttl: "720h" },
       status: { files_size: 0, data_size: 0, is_active: true },
     });
 

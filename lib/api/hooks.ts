@@ -1,0 +1,179 @@
+import type { Context } from "hono";
+import { can } from "../auth/can";
+import type { Action } from "../auth/principal";
+import { mergePatch } from "../documents/merge-patch";
+import { badRequest, forbidden } from "../errors";
+import { deliverHook } from "../hooks/deliver-hook";
+import { hookView } from "../hooks/hook";
+import { claimForRetry, queueTestDelivery, recordAttempt } from "../hooks/hook-deliveries";
+import { deleteHookHistory, deleteHookHistoryRecord, getHookHistoryRecord, listHookHistory } from "../hooks/hook-history";
+import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, saveHook } from "../hooks/hooks";
+import { withActions } from "../http/actions";
+import type { ApiEnv } from "../http/env";
+import { readJsonObject } from "../http/json-body";
+import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { listInMemory } from "../lists/list-in-memory";
+import { readListQuery } from "../lists/list-query";
+import { pageOf } from "../lists/page";
+import { projectFields } from "../lists/project-fields";
+
+/**
+ * Hooks (`_hooks`) and their deliveries (`_hooks_history`), CONTRACT §8.
+ *   GET    /collections/_hooks/documents/                    list (filter, text over _id and name)
+ *   POST   /collections/_hooks/documents/  X-Action: find    list with a body
+ *   POST   /collections/_hooks/documents/  X-Action: delete  delete by criteria
+ *   POST   /collections/_hooks/documents/                    create, 201 with defaults filled
+ *   GET    /collections/_hooks/documents/:id/                read
+ *   POST   /collections/_hooks/documents/:id/  X-Action: test  deliver a sample now: the history record
+ *   POST   /collections/_hooks/documents/:id/                create with that id
+ *   PUT    /collections/_hooks/documents/:id/                save: 201 created / 200 replaced
+ *   PATCH  /collections/_hooks/documents/:id/                top-level keys (merge-patch+json: RFC 7396)
+ *   DELETE /collections/_hooks/documents/:id/                delete (queued deliveries dropped), 204
+ *   GET    /collections/_hooks_history/documents/            list (filter, sort, paging)
+ *   POST   /collections/_hooks_history/documents/  X-Action: find | delete
+ *   GET    /collections/_hooks_history/documents/:id/        read
+ *   POST   /collections/_hooks_history/documents/:id/  X-Action: retry  deliver that event again now
+ *   DELETE /collections/_hooks_history/documents/:id/        delete, 204
+ */
+const HOOKS = "/collections/_hooks/documents";
+const HISTORY = "/collections/_hooks_history/documents";
+
+export function bindHooksApi(app: ProjectRoutes): void {
+  app.get(HOOKS, (c) => list(c, {}));
+  app.post(
+    HOOKS,
+    withActions(
+      {
+        find: async (c) => list(c, await readJsonObject(c)),
+        delete: async (c) => {
+          allow(c, "delete");
+          const body = await readJsonObject(c);
+          const hooks = await listHooks(c.get("project")._id);
+          const { items } = listInMemory(hooks as unknown as Record<string, unknown>[], { ...readListQuery(new URLSearchParams(), body), perPage: Number.MAX_SAFE_INTEGER });
+          return c.json({ deleted: await deleteHooks(c.get("project")._id, items.map((h) => String(h._id))) });
+        },
+      },
+      async (c) => {
+        allow(c, "write");
+        return c.json(await createHook(c.get("project")._id, await readJsonObject(c)), 201);
+      },
+    ),
+  );
+  app.get(`${HOOKS}/:id`, async (c) => {
+    allow(c, "read", pathParam(c, "id"));
+    const hook = await getHook(c.get("project")._id, pathParam(c, "id"));
+    return c.json(projectFields(hookView(hook, mayManage(c)), readListQuery(new URL(c.req.url).searchParams)));
+  });
+  app.post(
+    `${HOOKS}/:id`,
+    withActions(
+      {
+        test: async (c) => {
+          allow(c, "update", pathParam(c, "id"));
+          const projectId = c.get("project")._id;
+          const hook = await getHook(projectId, pathParam(c, "id"));
+          const delivery = await queueTestDelivery(projectId, hook);
+          await recordAttempt(delivery, await deliverHook(hook, { operationId: delivery.id, trigger: "test", document: delivery.document }), { retry: false });
+          return c.json(await getHookHistoryRecord(projectId, delivery.id));
+        },
+      },
+      async (c) => {
+        allow(c, "write", pathParam(c, "id"));
+        return c.json(await createHook(c.get("project")._id, await readJsonObject(c), pathParam(c, "id")), 201);
+      },
+    ),
+  );
+  app.put(`${HOOKS}/:id`, async (c) => {
+    const projectId = c.get("project")._id;
+    const id = pathParam(c, "id");
+    allow(c, (await hookExists(projectId, id)) ? "update" : "write", id);
+    const { hook, created } = await saveHook(projectId, id, await readJsonObject(c));
+    return c.json(hook, created ? 201 : 200);
+  });
+  app.patch(`${HOOKS}/:id`, async (c) => {
+    const projectId = c.get("project")._id;
+    const id = pathParam(c, "id");
+    allow(c, "update", id);
+    const body = await readJsonObject(c);
+    if (/^application\/merge-patch\+json\b/i.test(c.req.header("content-type") ?? "")) {
+      const current = await getHook(projectId, id);
+      const merged = mergePatch(current, body) as Record<string, unknown>;
+      return c.json(await patchHook(projectId, id, merged));
+    }
+    return c.json(await patchHook(projectId, id, body));
+  });
+  app.delete(`${HOOKS}/:id`, async (c) => {
+    allow(c, "delete", pathParam(c, "id"));
+    await deleteHook(c.get("project")._id, pathParam(c, "id"));
+    return c.body(null, 204);
+  });
+
+  app.get(HISTORY, (c) => history(c, {}));
+  app.post(
+    HISTORY,
+    withActions({
+      find: async (c) => history(c, await readJsonObject(c)),
+      delete: async (c) => {
+        allowHistory(c, "delete");
+        const body = await readJsonObject(c);
+        const filter = body.filter;
+        if (filter !== undefined && filter !== null && (typeof filter !== "object" || Array.isArray(filter))) throw badRequest("filter must be a JSON object");
+        return c.json({ deleted: await deleteHookHistory(c.get("project")._id, (filter ?? undefined) as Record<string, unknown> | undefined) });
+      },
+    }),
+  );
+  app.get(`${HISTORY}/:id`, async (c) => {
+    allowHistory(c, "read");
+    const record = await getHookHistoryRecord(c.get("project")._id, pathParam(c, "id"));
+    return c.json(projectFields(record, readListQuery(new URL(c.req.url).searchParams)));
+  });
+  app.post(
+    `${HISTORY}/:id`,
+    withActions({
+      retry: async (c) => {
+        allowHistory(c, "update");
+        const projectId = c.get("project")._id;
+        const delivery = await claimForRetry(projectId, pathParam(c, "id"));
+        await recordAttempt(delivery, await deliverHook(delivery.hook, { operationId: delivery.id, trigger: delivery.trigger, document: delivery.document }));
+        return c.json(await getHookHistoryRecord(projectId, delivery.id));
+      },
+    }),
+  );
+  app.delete(`${HISTORY}/:id`, async (c) => {
+    allowHistory(c, "delete");
+    await deleteHookHistoryRecord(c.get("project")._id, pathParam(c, "id"));
+    return c.body(null, 204);
+  });
+}
+
+async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
+  allow(c, "read");
+  const query = readListQuery(new URL(c.req.url).searchParams, body);
+  const show = mayManage(c);
+  const hooks = (await listHooks(c.get("project")._id)).map((h) => hookView(h, show)) as unknown as Record<string, unknown>[];
+  const { items, total } = listInMemory(hooks, query, ["_id", "name"]);
+  return c.json(pageOf(items, total, query, c.req.url));
+}
+
+async function history(c: Context<ApiEnv>, body: Record<string, unknown>) {
+  allowHistory(c, "read");
+  const query = readListQuery(new URL(c.req.url).searchParams, body);
+  if (query.text) throw badRequest("Collection has no text index");
+  const { items, total } = await listHookHistory(c.get("project")._id, query);
+  return c.json(pageOf(items, total, query, c.req.url));
+}
+
+function mayManage(c: Context<ApiEnv>): boolean {
+  return can(c.get("principal"), "update", { collection: "_hooks", manage: true });
+}
+
+// Hooks configure where a project's data is sent: managing them is administration.
+function allow(c: Context<ApiEnv>, action: Action, documentId?: string): void {
+  if (!can(c.get("principal"), action, { collection: "_hooks", documentId, manage: action !== "read" }))
+    throw forbidden(`Not allowed to ${action} hooks`);
+}
+
+function allowHistory(c: Context<ApiEnv>, action: Action): void {
+  if (!can(c.get("principal"), action, { collection: "_hooks_history", manage: action !== "read" }))
+    throw forbidden(`Not allowed to ${action} in collection _hooks_history`);
+}

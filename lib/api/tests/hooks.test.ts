@@ -1,0 +1,420 @@
+import { createHmac } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Webhook } from "standardwebhooks";
+import { apiSuite } from "../../testing/api-suite";
+import { ownerWithProject } from "../../testing/fixtures";
+import { startHookReceiver, type HookReceiver } from "../../testing/hook-receiver";
+
+// The receiver listens on loopback, which hooks refuse unless the operator allows it.
+process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
+
+const t = apiSuite();
+let receiver: HookReceiver;
+beforeAll(async () => {
+  receiver = await startHookReceiver();
+});
+afterAll(() => receiver.close());
+
+const hooksPath = "/api/collections/_hooks/documents/";
+const historyPath = "/api/collections/_hooks_history/documents/";
+const docs = (c: string) => `/api/collections/${c}/documents/`;
+const as = (extra: Record<string, unknown> = {}) => ({ project: t.owner.project, token: t.owner.token, ...extra });
+let counter = 0;
+const unique = (prefix: string) => `${prefix}${++counter}${Date.now().toString(36)}`;
+
+async function createHook(body: Record<string, unknown>) {
+  const response = await t.server.request(hooksPath, as({ json: body }));
+  expect(response.status, response.text).toBe(201);
+  return response.body;
+}
+
+/** Requests the receiver got for one hook. */
+const forHook = (hookId: string) => (r: { headers: Record<string, unknown> }) => r.headers["x-hook-id"] === hookId;
+
+async function history(hookId: string) {
+  const response = await t.server.request(`${historyPath}?per_page=1000&filter=${encodeURIComponent(JSON.stringify({ hook_id: hookId }))}`, as());
+  expect(response.status, response.text).toBe(200);
+  return response.body.items as Record<string, any>[];
+}
+
+async function waitForHistory(hookId: string, predicate: (items: Record<string, any>[]) => boolean, timeoutMs = 10_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const items = await history(hookId);
+    if (predicate(items)) return items;
+    if (Date.now() > deadline) throw new Error(`history of ${hookId}: ${JSON.stringify(items.map((i) => [i.status, i.attempt, i.error]))}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** The fake clock: makes the hook's waiting deliveries due now and wakes the workers. */
+async function makeDue(hookId: string) {
+  await t.db.query("UPDATE hook_deliveries SET next_attempt_at = now() WHERE project_id = $1 AND hook_id = $2 AND state = 'queued'", [t.owner.project, hookId]);
+  await t.db.query("SELECT pg_notify('arca_hooks', '')");
+}
+
+/** Waits until attempt `attempt` of the hook's (only) delivery is over: its lease released. */
+async function attemptFinished(hookId: string, attempt: number) {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const { rows } = await t.db.query("SELECT 1 FROM hook_deliveries WHERE project_id = $1 AND hook_id = $2 AND attempt = $3 AND lease_until IS NULL", [t.owner.project, hookId, attempt]);
+    if (rows.length) return;
+    if (Date.now() > deadline) throw new Error(`attempt ${attempt} of ${hookId} did not finish`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+}
+
+describe("_hooks documents", () => {
+  it("creates a hook with its defaults filled, reads, lists, saves, patches and deletes it", async () => {
+    const hook = await createHook({ _id: "h-crud", collection: "books", url: `${receiver.url}/ok` });
+    expect(hook).toEqual({
+      _id: "h-crud",
+      name: "",
+      collection: "books",
+      conditions: null,
+      method: "POST",
+      url: `${receiver.url}/ok`,
+      headers: {},
+      triggers: ["created", "updated", "deleted"],
+      request_payload_wrapper: "payload",
+      timeout: { read: 5, connect: 1 },
+      retry: { strategy: "exponential" },
+      secret: "",
+      is_active: true,
+    });
+    expect((await t.server.request(`${hooksPath}h-crud/`, as())).body).toEqual(hook);
+    const saved = await t.server.request(`${hooksPath}h-crud/`, as({ method: "PUT", json: { collection: "books", url: `${receiver.url}/ok`, method: "put" } }));
+    expect(saved.status).toBe(200);
+    expect(saved.body.method).toBe("PUT");
+    const created = await t.server.request(`${hooksPath}h-put/`, as({ method: "PUT", json: { collection: "books", url: `${receiver.url}/ok`, is_active: false } }));
+    expect(created.status).toBe(201);
+    const patched = await t.server.request(`${hooksPath}h-crud/`, as({ method: "PATCH", json: { name: "Books", timeout: { read: 0.5 } } }));
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ name: "Books", method: "PUT", timeout: { read: 0.5, connect: 1 } });
+    const found = await t.server.request(hooksPath, as({ action: "find", json: { filter: { name: "Books" } } }));
+    expect(found.body.items.map((h: { _id: string }) => h._id)).toEqual(["h-crud"]);
+    expect((await t.server.request(`${hooksPath}h-crud/`, as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request(`${hooksPath}h-put/`, as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request(`${hooksPath}h-crud/`, as())).status).toBe(404);
+  });
+
+  it.each([
+    [{ url: "ftp://example.com/x" }, "url"],
+    [{ url: "not a url" }, "url"],
+    [{ method: "TRACE" }, "method"],
+    [{ triggers: ["created", "touched"] }, "triggers"],
+    [{ triggers: [] }, "triggers"],
+    [{ timeout: { read: 0 } }, "timeout.read"],
+    [{ timeout: { connect: 90.5 } }, "timeout.connect"],
+    [{ retry: { strategy: "fibonacci" } }, "retry.strategy"],
+    [{ conditions: { type: "object", properties: { a: { type: "no-such-type" } } } }, "conditions"],
+    [{ collection: "_hooks_history" }, "collection"],
+    [{ headers: { "X-Hook-Signature": "forged" } }, "headers.X-Hook-Signature"],
+    [{ surprise: 1 }, "surprise"],
+  ])("refuses %j with 422 naming %s", async (change, property) => {
+    const response = await t.server.request(hooksPath, as({ json: { collection: "books", url: `${receiver.url}/ok`, ...change } }));
+    expect(response.status, response.text).toBe(422);
+    expect(response.body.errors.map((e: { property: string }) => e.property)).toContain(property);
+  });
+
+  it("refuses loopback, private and metadata targets unless ARCA_HOOKS_ALLOW_PRIVATE=true", async () => {
+    process.env.ARCA_HOOKS_ALLOW_PRIVATE = "false";
+    try {
+      for (const url of [`${receiver.url}/ok`, "http://localhost:9/x", "http://10.0.0.8/x", "http://169.254.169.254/latest/meta-data", "http://[::1]:80/"]) {
+        const response = await t.server.request(hooksPath, as({ json: { collection: "books", url } }));
+        expect(response.status, url).toBe(422);
+        expect(response.body.errors).toEqual([{ property: "url", message: expect.stringContaining("private") }]);
+      }
+    } finally {
+      process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
+    }
+  });
+});
+
+describe("deliveries", () => {
+  it("delivers every trigger of every write path, in commit order, with Arca's headers and the wrapper", async () => {
+    const c = unique("everything");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok`, headers: { "X-Custom": "yes" } });
+    const w = (path: string, options: Record<string, unknown>) => t.server.request(path, as(options));
+    expect((await w(docs(c), { json: { _id: "a", n: 1 } })).status).toBe(201); // created
+    await w(`${docs(c)}b/`, { method: "PUT", json: { n: 1 } }); // created
+    await w(`${docs(c)}b/`, { method: "PUT", json: { n: 2 } }); // updated
+    await w(`${docs(c)}a/`, { method: "PATCH", json: { n: 2 } }); // updated
+    await w(`${docs(c)}a/n/`, { method: "PUT", json: 3 }); // updated
+    await w(docs(c), { action: "update", json: { filter: {}, operation: { $inc: { n: 10 } } } }); // updated a, b
+    await w(docs(c), { action: "upsert", json: { filter: { _id: "u" }, operation: { $set: { n: 0 } } } }); // created u
+    await w(`${docs(c)}a/`, { method: "DELETE" }); // deleted a
+    await w(docs(c), { action: "delete", json: { filter: { _id: { $in: ["b", "u"] } } } }); // deleted b, u
+    const got = await receiver.waitFor(11, 10_000, forHook(hook._id));
+    // Deliveries of different documents run concurrently; one document's arrive in commit order.
+    const perDocument = (id: string) => got.filter((r) => JSON.parse(r.body).payload._id === id).map((r) => [r.headers["x-hook-trigger"], JSON.parse(r.body).payload.n]);
+    expect(perDocument("a")).toEqual([["created", 1], ["updated", 2], ["updated", 3], ["updated", 13], ["deleted", 13]]);
+    expect(perDocument("b")).toEqual([["created", 1], ["updated", 2], ["updated", 12], ["deleted", 12]]);
+    expect(perDocument("u")).toEqual([["created", 0], ["deleted", 0]]);
+    const deletedA = got.find((r) => r.headers["x-hook-trigger"] === "deleted" && JSON.parse(r.body).payload._id === "a")!;
+    expect(JSON.parse(deletedA.body).payload).toEqual({ _id: "a", n: 13 }); // as it was
+    for (const r of got) {
+      expect(r.method).toBe("POST");
+      expect(r.headers["content-type"]).toBe("application/json");
+      expect(r.headers["x-custom"]).toBe("yes");
+      expect(r.headers["x-hook-operation-id"]).toMatch(/^[0-9a-f-]{36}$/);
+      expect(r.headers["x-hook-signature"]).toBeUndefined();
+    }
+    const items = await waitForHistory(hook._id, (items) => items.filter((i) => i.status === "success").length === 11);
+    expect(new Set(items.map((i) => i.id))).toEqual(new Set(got.map((r) => r.headers["x-hook-operation-id"])));
+    expect(items[0]).toMatchObject({ hook_id: hook._id, collection: c, attempt: 1, status: "success", error: null, response: { status_code: 204 } });
+    expect(Object.keys(items[0]).sort()).toEqual(["attempt", "collection", "date_created", "document_id", "error", "hook_id", "id", "request", "response", "status", "trigger"]);
+  });
+
+  it("signs the body (X-Hook-Signature and Standard Webhooks), sends a bare document with an empty wrapper, no body for GET", async () => {
+    const c = unique("signed");
+    const secret = "a-secret-of-the-receiver";
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/signed`, secret, request_payload_wrapper: "", headers: { Authorization: "Bearer receiver-token" } });
+    const getHook = await createHook({ collection: c, url: `${receiver.url}/ok/get`, method: "GET", triggers: ["created"] });
+    await t.server.request(docs(c), as({ json: { _id: "s", title: "signed" } }));
+    const [signed] = await receiver.waitFor(1, 10_000, forHook(hook._id));
+    expect(JSON.parse(signed.body)).toEqual({ _id: "s", title: "signed" });
+    const hex = createHmac("sha256", secret).update(signed.body).digest("hex");
+    expect(signed.headers["x-hook-signature"]).toBe(`sha256=${hex}`);
+    const verified = new Webhook(secret, { format: "raw" }).verify(signed.body, signed.headers as Record<string, string>);
+    expect(verified).toEqual({ _id: "s", title: "signed" });
+    expect(signed.headers["webhook-id"]).toBe(signed.headers["x-hook-operation-id"]);
+    const [get] = await receiver.waitFor(1, 10_000, forHook(getHook._id));
+    expect(get.method).toBe("GET");
+    expect(get.body).toBe("");
+    // The history keeps secrets out.
+    const [record] = await waitForHistory(hook._id, (items) => items.length === 1 && items[0].status === "success");
+    expect(record.request.headers.authorization ?? record.request.headers.Authorization).toBe("[redacted]");
+    expect(record.request.headers["x-hook-signature"]).toBe("[redacted]");
+    expect(JSON.stringify(record)).not.toContain(secret);
+    expect(JSON.stringify(record)).not.toContain("receiver-token");
+  });
+
+  it("a whsec_ secret is a Standard Webhooks key", async () => {
+    const c = unique("whsec");
+    const secret = `whsec_${Buffer.from("0123456789abcdef0123456789abcdef").toString("base64")}`;
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/whsec`, secret });
+    await t.server.request(docs(c), as({ json: { _id: "w" } }));
+    const [got] = await receiver.waitFor(1, 10_000, forHook(hook._id));
+    expect(new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).toEqual({ payload: { _id: "w" } });
+  });
+
+  it("conditions decide per document; triggers filter; inactive hooks get nothing", async () => {
+    const c = unique("conditions");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/cond`, triggers: ["created"], conditions: { type: "object", properties: { n: { type: "number", minimum: 10 } }, required: ["n"] } });
+    const inactive = await createHook({ collection: c, url: `${receiver.url}/ok/inactive`, is_active: false });
+    await t.server.request(docs(c), as({ json: { _id: "small", n: 1 } }));
+    await t.server.request(docs(c), as({ json: { _id: "big", n: 11 } }));
+    await t.server.request(docs(c), as({ json: { _id: "none" } }));
+    await t.server.request(`${docs(c)}big/`, as({ method: "PATCH", json: { n: 12 } }));
+    await t.server.request(docs(c), as({ json: { _id: "last", n: 50 } }));
+    const got = await receiver.waitFor(2, 10_000, forHook(hook._id));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter(forHook(hook._id)).map((r) => JSON.parse(r.body).payload._id)).toEqual(["big", "last"]);
+    expect(got).toHaveLength(2);
+    expect(receiver.requests.filter(forHook(inactive._id))).toEqual([]);
+  });
+
+  it("retries with exponential back-off (2, 4 s ...), or constant 2 s, and honours Retry-After", async () => {
+    const c = unique("retry");
+    const exponential = await createHook({ collection: c, url: `${receiver.url}/fail/exp` });
+    const constant = await createHook({ collection: c, url: `${receiver.url}/fail/const`, retry: { strategy: "constant" } });
+    const busy = await createHook({ collection: c, url: `${receiver.url}/busy` });
+    await t.server.request(docs(c), as({ json: { _id: "r" } }));
+    const spacing = async (hookId: string) => {
+      const { rows } = await t.db.query(
+        "SELECT attempt, extract(epoch FROM next_attempt_at - now()) AS wait FROM hook_deliveries WHERE project_id = $1 AND hook_id = $2",
+        [t.owner.project, hookId],
+      );
+      return { attempt: rows[0].attempt, wait: Number(rows[0].wait) };
+    };
+    const after = async (hookId: string, attempt: number) => {
+      await attemptFinished(hookId, attempt);
+      return spacing(hookId);
+    };
+    const e1 = await after(exponential._id, 1);
+    expect(e1.wait).toBeGreaterThan(1);
+    expect(e1.wait).toBeLessThanOrEqual(2);
+    await makeDue(exponential._id);
+    const e2 = await after(exponential._id, 2);
+    expect(e2.wait).toBeGreaterThan(3);
+    expect(e2.wait).toBeLessThanOrEqual(4);
+    await makeDue(exponential._id);
+    const e3 = await after(exponential._id, 3);
+    expect(e3.wait).toBeGreaterThan(7);
+    expect(e3.wait).toBeLessThanOrEqual(8);
+
+    const c1 = await after(constant._id, 1);
+    await makeDue(constant._id);
+    const c2 = await after(constant._id, 2);
+    for (const { wait } of [c1, c2]) {
+      expect(wait).toBeGreaterThan(1);
+      expect(wait).toBeLessThanOrEqual(2);
+    }
+
+    const b1 = await after(busy._id, 1);
+    expect(b1.wait).toBeGreaterThan(6);
+    expect(b1.wait).toBeLessThanOrEqual(7);
+  });
+
+  it("after 10 failed attempts the delivery is an error and the project is notified", async () => {
+    const c = unique("exhausted");
+    const hook = await createHook({ name: "Always failing", collection: c, url: `${receiver.url}/fail/exhausted`, retry: { strategy: "constant" } });
+    await t.server.request(docs(c), as({ json: { _id: "x" } }));
+    for (let attempt = 1; attempt < 10; attempt++) {
+      await attemptFinished(hook._id, attempt);
+      await makeDue(hook._id);
+    }
+    const [record] = await waitForHistory(hook._id, (items) => items[0]?.status === "error");
+    expect(record).toMatchObject({ attempt: 10, status: "error", error: "Receiver answered 500", response: { status_code: 500, body: "receiver failed" } });
+    expect(receiver.requests.filter(forHook(hook._id))).toHaveLength(10);
+    const notifications = await t.server.request("/api/collections/_notification/documents/", as());
+    expect(notifications.body.items.some((n: { subject: string }) => n.subject.includes("Always failing"))).toBe(true);
+  });
+
+  it("follows up to 5 redirects with method and body kept; a 6th is a failure", async () => {
+    const c = unique("redirect");
+    const five = await createHook({ collection: c, url: `${receiver.url}/redirect/5`, method: "PUT" });
+    const six = await createHook({ collection: c, url: `${receiver.url}/redirect/6` });
+    await t.server.request(docs(c), as({ json: { _id: "r", v: 1 } }));
+    const hops = await receiver.waitFor(6, 10_000, forHook(five._id));
+    expect(hops.map((r) => r.path)).toEqual(["/redirect/5", "/redirect/4", "/redirect/3", "/redirect/2", "/redirect/1", "/ok"]);
+    expect(hops.every((r) => r.method === "PUT" && JSON.parse(r.body).payload._id === "r")).toBe(true);
+    const [ok] = await waitForHistory(five._id, (items) => items[0]?.status === "success");
+    expect(ok.request.url).toBe(`${receiver.url}/ok`);
+    const [failed] = await waitForHistory(six._id, (items) => items[0]?.response !== null && items[0]?.response !== undefined);
+    expect(failed).toMatchObject({ status: "retrying", response: { status_code: 307 } });
+  });
+
+  it("a receiver that never answers costs its hook timeout.read, and other hooks are not delayed", async () => {
+    const c = unique("timeout");
+    const hanging = await createHook({ collection: c, url: `${receiver.url}/hang`, timeout: { read: 0.3, connect: 1 } });
+    const fine = await createHook({ collection: c, url: `${receiver.url}/ok/fine` });
+    for (let i = 0; i < 20; i++) await t.server.request(docs(c), as({ json: { _id: `d${i}` } }));
+    await receiver.waitFor(20, 10_000, forHook(fine._id));
+    const items = await waitForHistory(hanging._id, (items) => items.length === 20 && items.every((i) => i.attempt >= 1 && i.error));
+    for (const item of items) {
+      expect(item.error).toBe("Read timeout (0.3 s)");
+      expect(item.response).toBeNull();
+    }
+  });
+
+  it("keeps per-document order behind a failing delivery", async () => {
+    const c = unique("order");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/flaky/1`, retry: { strategy: "constant" } });
+    await t.server.request(docs(c), as({ json: { _id: "o", v: 0 } }));
+    for (let v = 1; v <= 4; v++) await t.server.request(`${docs(c)}o/`, as({ method: "PATCH", json: { v } }));
+    await waitForHistory(hook._id, (items) => items.length === 5 && items[0].attempt === 1 && items[0].status === "retrying");
+    await new Promise((r) => setTimeout(r, 200));
+    // The later events wait behind the first one's retry.
+    expect(receiver.requests.filter(forHook(hook._id))).toHaveLength(1);
+    for (let round = 0; round < 5; round++) {
+      await makeDue(hook._id);
+      await new Promise((r) => setTimeout(r, 150));
+    }
+    await waitForHistory(hook._id, (items) => items.every((i) => i.status === "success"), 15_000);
+    const versions = receiver.requests.filter(forHook(hook._id)).map((r) => JSON.parse(r.body).payload.v);
+    // Each delivery fails once then succeeds: 0,0,1,1,... never out of order.
+    expect(versions).toEqual([...versions].sort((a, b) => a - b));
+    expect([...new Set(versions)]).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it("deleting a hook drops its queued deliveries", async () => {
+    const c = unique("dropped");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/fail/dropped` });
+    await t.server.request(docs(c), as({ json: { _id: "d1" } }));
+    await waitForHistory(hook._id, (items) => items[0]?.attempt === 1 && items[0].status === "retrying" && items[0].response !== null);
+    await t.server.request(`${hooksPath}${hook._id}/`, as({ method: "DELETE" }));
+    const { rows } = await t.db.query("SELECT state, error FROM hook_deliveries WHERE project_id = $1 AND hook_id = $2", [t.owner.project, hook._id]);
+    expect(rows).toEqual([{ state: "error", error: "Hook was deleted" }]);
+    await makeDue(hook._id);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(receiver.requests.filter(forHook(hook._id))).toHaveLength(1);
+  });
+
+  it("X-Action: test sends a sample now; X-Action: retry delivers a history record's event again", async () => {
+    const c = unique("actions");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/actions` });
+    const tested = await t.server.request(`${hooksPath}${hook._id}/`, as({ action: "test" }));
+    expect(tested.status, tested.text).toBe(200);
+    expect(tested.body).toMatchObject({ hook_id: hook._id, trigger: "test", status: "success", attempt: 1, response: { status_code: 204 } });
+    const [sample] = await receiver.waitFor(1, 5000, forHook(hook._id));
+    expect(sample.headers["x-hook-trigger"]).toBe("test");
+
+    await t.server.request(docs(c), as({ json: { _id: "again", v: 1 } }));
+    const [record] = await waitForHistory(hook._id, (items) => items.some((i) => i.trigger === "created" && i.status === "success")).then((items) =>
+      items.filter((i) => i.trigger === "created"),
+    );
+    const retried = await t.server.request(`${historyPath}${record.id}/`, as({ action: "retry" }));
+    expect(retried.status, retried.text).toBe(200);
+    expect(retried.body).toMatchObject({ id: record.id, status: "success", attempt: 1 });
+    const again = receiver.requests.filter((r) => r.headers["x-hook-operation-id"] === record.id);
+    expect(again).toHaveLength(2);
+    expect(JSON.parse(again[1].body).payload).toEqual({ _id: "again", v: 1 });
+    expect((await t.server.request(`${historyPath}no-such-id/`, as({ action: "retry" }))).status).toBe(404);
+  });
+
+  it("_hooks_history lists with filter, sort, paging and fields; records can be deleted; it is read-only otherwise", async () => {
+    const c = unique("listing");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/listing` });
+    for (let i = 0; i < 5; i++) await t.server.request(docs(c), as({ json: { _id: `l${i}` } }));
+    await waitForHistory(hook._id, (items) => items.length === 5 && items.every((i) => i.status === "success"));
+    const filter = encodeURIComponent(JSON.stringify({ hook_id: hook._id, status: "success" }));
+    const page = await t.server.request(`${historyPath}?filter=${filter}&per_page=2&page=2&sort=-document_id&fields=document_id,status`, as());
+    expect(page.status, page.text).toBe(200);
+    expect(page.body).toMatchObject({ total: 5, page: 2, pages: 3, per_page: 2 });
+    expect(page.body.items).toEqual([
+      { id: expect.any(String), document_id: "l2", status: "success" },
+      { id: expect.any(String), document_id: "l1", status: "success" },
+    ]);
+    const one = page.body.items[0].id;
+    expect((await t.server.request(`${historyPath}${one}/`, as())).body).toMatchObject({ id: one, document_id: "l2" });
+    expect((await t.server.request(`${historyPath}${one}/`, as({ method: "PUT", json: {} }))).status).toBe(404);
+    expect((await t.server.request(`${historyPath}${one}/`, as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request(`${historyPath}${one}/`, as())).status).toBe(404);
+    const deleted = await t.server.request(historyPath, as({ action: "delete", json: { filter: { hook_id: hook._id, document_id: { $in: ["l0", "l1"] } } } }));
+    expect(deleted.body).toEqual({ deleted: 2 });
+    expect(await history(hook._id)).toHaveLength(2);
+  });
+
+  it("purges history after settings.hooks_history_ttl", async () => {
+    const { pruneOutbox } = await import("../../outbox/outbox-maintenance");
+    const c = unique("purge");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/purge` });
+    await t.server.request(docs(c), as({ json: { _id: "p" } }));
+    await waitForHistory(hook._id, (items) => items[0]?.status === "success");
+    await t.db.query("UPDATE hook_deliveries SET date_created = now() - interval '2 hours' WHERE hook_id = $1 AND project_id = $2", [hook._id, t.owner.project]);
+    const patched = await t.server.request(`/api/user/projects/${t.owner.project}/`, { session: t.owner.session, method: "PATCH", json: { settings: { hooks_history_ttl: "1h" } } });
+    expect(patched.status, patched.text).toBe(200);
+    await pruneOutbox();
+    expect(await history(hook._id)).toEqual([]);
+  });
+});
+
+describe("isolation", () => {
+  it("another project neither sees this project's hooks and history nor gets its events", async () => {
+    const other = await ownerWithProject(t.server);
+    const c = unique("isolated");
+    const mine = await createHook({ collection: c, url: `${receiver.url}/ok/mine` });
+    const theirs = await t.server.request(hooksPath, { project: other.project, token: other.token, json: { collection: c, url: `${receiver.url}/ok/theirs` } });
+    expect(theirs.status).toBe(201);
+    await t.server.request(docs(c), as({ json: { _id: "only-mine" } }));
+    await receiver.waitFor(1, 10_000, forHook(mine._id));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter(forHook(theirs.body._id))).toEqual([]);
+    const seen = await t.server.request(`${hooksPath}${mine._id}/`, { project: other.project, token: other.token });
+    expect(seen.status).toBe(404);
+    const list = await t.server.request(hooksPath, { project: other.project, token: other.token });
+    expect(list.body.items.map((h: { _id: string }) => h._id)).toEqual([theirs.body._id]);
+    const [record] = await history(mine._id);
+    expect((await t.server.request(`${historyPath}${record.id}/`, { project: other.project, token: other.token })).status).toBe(404);
+    expect((await t.server.request(`${historyPath}${record.id}/`, { project: other.project, token: other.token, action: "retry" })).status).toBe(404);
+  });
+
+  it("a token without rights on _hooks cannot manage hooks", async () => {
+    const reader = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["books"], write: ["books"] } } } }));
+    const token = reader.body.token;
+    const response = await t.server.request(hooksPath, { project: t.owner.project, token, json: { collection: "books", url: `${receiver.url}/ok` } });
+    expect(response.status).toBe(403);
+  });
+});

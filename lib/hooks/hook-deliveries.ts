@@ -1,0 +1,152 @@
+import { query, queryOne, transaction, type Queryable } from "../db/query";
+import { sql } from "../db/sql";
+import { conflict, notFound } from "../errors";
+import { writeNotification } from "../members/notifications";
+import { timeOrderedUuid } from "./hook-history";
+import type { AttemptRecord } from "./deliver-hook";
+import type { Hook } from "./hook";
+
+/**
+ * The delivery queue, which is also `_hooks_history`: one row per (hook, event). A row is
+ * `queued` until an attempt succeeds (`success`) or the attempts run out (`error`). Workers of any
+ * process claim due rows with `FOR UPDATE SKIP LOCKED` and a lease; a crashed process's claims
+ * come back when the lease ends, so delivery is at least once. Per hook, one document's
+ * deliveries go strictly in commit order: a row is due only when no earlier queued row of the
+ * same hook and document remains.
+ */
+export const MAX_ATTEMPTS = 10;
+
+export interface ClaimedDelivery {
+  seq: number;
+  id: string;
+  projectId: string;
+  trigger: string;
+  attempt: number;
+  hook: Hook;
+  document: unknown;
+}
+
+interface ClaimedRow {
+  seq: number;
+  id: string;
+  project_id: string;
+  trigger: string;
+  attempt: number;
+  hook: Hook;
+  document: unknown;
+}
+
+/**
+ * Claims up to `limit` due deliveries, at most `perHook` per hook, none of the hooks in
+ * `busyHooks` (`project/hook` keys already at their limit in this process).
+ */
+export async function claimDueDeliveries(limit: number, perHook: number, busyHooks: string[]): Promise<ClaimedDelivery[]> {
+  const rows = await query<ClaimedRow>(
+    sql`WITH candidates AS (
+          SELECT seq FROM (
+            SELECT d.seq, row_number() OVER (PARTITION BY d.project_id, d.hook_id ORDER BY d.next_attempt_at, d.seq) AS rn
+            FROM hook_deliveries d
+            JOIN hooks h ON h.project_id = d.project_id AND h.id = d.hook_id AND h.is_active
+            WHERE d.state = 'queued' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+              AND NOT ((d.project_id || '/' || d.hook_id) = ANY(${busyHooks}::text[]))
+              AND NOT EXISTS (SELECT 1 FROM hook_deliveries p WHERE p.project_id = d.project_id AND p.hook_id = d.hook_id
+                              AND p.document_id = d.document_id AND p.state = 'queued' AND p.seq < d.seq AND d.event_id IS NOT NULL)
+            ORDER BY d.next_attempt_at, d.seq
+            LIMIT ${limit * 4}
+          ) ranked WHERE rn <= ${perHook} LIMIT ${limit}
+        ), locked AS (
+          SELECT d.seq FROM hook_deliveries d JOIN candidates c ON c.seq = d.seq
+          WHERE d.state = 'queued' AND (d.lease_until IS NULL OR d.lease_until < now())
+          FOR UPDATE OF d SKIP LOCKED
+        )
+        UPDATE hook_deliveries d SET attempt = d.attempt + 1,
+          lease_until = now() + make_interval(secs => 5 + 6 * ((h.data->'timeout'->>'connect')::float8 + (h.data->'timeout'->>'read')::float8))
+        FROM locked, hooks h
+        WHERE d.seq = locked.seq AND h.project_id = d.project_id AND h.id = d.hook_id
+        RETURNING d.seq, d.id, d.project_id, d.trigger, d.attempt, h.data AS hook,
+          coalesce(d.payload, (SELECT coalesce(e.after, e.before) FROM document_events e WHERE e.id = d.event_id)) AS document`,
+  );
+  return rows.map((r) => ({ seq: Number(r.seq), id: r.id, projectId: r.project_id, trigger: r.trigger, attempt: r.attempt, hook: r.hook, document: r.document }));
+}
+
+/** Seconds before attempt `attempt + 1` after attempt `attempt` failed. */
+export function retryDelay(strategy: Hook["retry"]["strategy"], attempt: number): number {
+  return strategy === "constant" ? 2 : 2 ** attempt;
+}
+
+/**
+ * Records an attempt's outcome. A failure with attempts left is queued again after the hook's
+ * back-off (or the receiver's Retry-After); the last failure ends in `error` and a notification.
+ */
+export async function recordAttempt(delivery: ClaimedDelivery, outcome: AttemptRecord, options: { retry?: boolean } = {}): Promise<void> {
+  const retry = options.retry ?? true;
+  const final = outcome.ok || !retry || delivery.attempt >= MAX_ATTEMPTS;
+  const delay = outcome.retryAfter ?? retryDelay(delivery.hook.retry.strategy, delivery.attempt);
+  await transaction(async (client) => {
+    await query(
+      sql`UPDATE hook_deliveries SET
+            state = ${outcome.ok ? "success" : final ? "error" : "queued"},
+            next_attempt_at = now() + make_interval(secs => ${final ? 0 : delay}),
+            lease_until = NULL,
+            request = ${JSON.stringify(outcome.request)}::jsonb,
+            response = ${outcome.response ? JSON.stringify(outcome.response) : null}::jsonb,
+            error = ${outcome.error}
+          WHERE seq = ${delivery.seq}`,
+      client,
+    );
+    if (!outcome.ok && final && retry)
+      await writeNotification(
+        delivery.projectId,
+        {
+          author: "Arca",
+          subject: `Hook ${delivery.hook.name || delivery.hook._id} failed`,
+          message: `Delivery ${delivery.id} (${delivery.trigger}) to ${delivery.hook.url} failed after ${delivery.attempt} attempts: ${outcome.error ?? "error"}.`,
+        },
+        client,
+      );
+  });
+}
+
+/** The next time a queued delivery falls due (for the workers' timer), if any. */
+export async function nextDueAt(): Promise<Date | undefined> {
+  const row = await queryOne<{ due: Date | null }>(
+    sql`SELECT min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) AS due FROM hook_deliveries WHERE state = 'queued'`,
+  );
+  return row?.due ?? undefined;
+}
+
+/** `X-Action: test`: a delivery with trigger "test" and a sample document, claimed at once. */
+export async function queueTestDelivery(projectId: string, hook: Hook): Promise<ClaimedDelivery> {
+  const id = timeOrderedUuid();
+  const document = { _id: "test", collection: hook.collection, message: "A test delivery from Arca" };
+  const [row] = await query<{ seq: number }>(
+    sql`INSERT INTO hook_deliveries (id, project_id, hook_id, trigger, collection_id, document_id, payload, attempt, lease_until)
+        VALUES (${id}, ${projectId}, ${hook._id}, 'test', ${hook.collection}, 'test', ${JSON.stringify(document)}::jsonb, 1, now() + interval '10 minutes')
+        RETURNING seq`,
+  );
+  return { seq: Number(row.seq), id, projectId, trigger: "test", attempt: 1, hook, document };
+}
+
+/**
+ * `X-Action: retry` on a history record: the same delivery (same operation id) again, now, with
+ * a fresh round of attempts. 409 while a worker holds it.
+ */
+export async function claimForRetry(projectId: string, id: string): Promise<ClaimedDelivery> {
+  return transaction(async (client) => {
+    const row = await queryOne<ClaimedRow & { lease_until: Date | null; state: string }>(
+      sql`SELECT d.seq, d.id, d.project_id, d.trigger, d.state, d.lease_until, h.data AS hook,
+            coalesce(d.payload, (SELECT coalesce(e.after, e.before) FROM document_events e WHERE e.id = d.event_id)) AS document
+          FROM hook_deliveries d JOIN hooks h ON h.project_id = d.project_id AND h.id = d.hook_id
+          WHERE d.project_id = ${projectId} AND d.id = ${id} FOR UPDATE OF d`,
+      client,
+    );
+    if (!row) throw notFound("Document not found.");
+    if (row.state === "queued" && row.lease_until && row.lease_until > new Date()) throw conflict("The delivery is in progress.");
+    if (row.document === null) throw conflict("The event of this delivery has expired.");
+    await query(
+      sql`UPDATE hook_deliveries SET state = 'queued', attempt = 1, lease_until = now() + interval '10 minutes' WHERE seq = ${row.seq}`,
+      client,
+    );
+    return { seq: Number(row.seq), id: row.id, projectId: row.project_id, trigger: row.trigger, attempt: 1, hook: row.hook, document: row.document };
+  });
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from "node:crypto";
+import { join, raw, sql, type Sql } from "../db/sql";
+import { query, queryOne } from "../db/query";
+import { notFound } from "../errors";
+import type { ListQuery } from "../lists/list-query";
+import { compileFilter, parseFilter, pathExpression } from "../query";
+import { projectDocument } from "../query/project-document";
+
+/**
+ * `_hooks_history` (CONTRACT §8): the delivery rows as records `{ id, hook_id, trigger,
+ * collection, document_id, attempt, status, request, response, error, date_created }`, listed
+ * with the same filter, sort and paging as documents (compiled to SQL over the record), read-only
+ * and deletable. `status` is `retrying` while a delivery is queued (before its first attempt or
+ * waiting for the next one). Ids are time-ordered UUIDs, so the default sort is chronological.
+ */
+const RECORD = raw(`jsonb_build_object(
+  'id', d.id, 'hook_id', d.hook_id, 'trigger', d.trigger, 'collection', d.collection_id, 'document_id', d.document_id,
+  'attempt', d.attempt, 'status', CASE d.state WHEN 'queued' THEN 'retrying' ELSE d.state END,
+  'request', d.request, 'response', d.response, 'error', d.error,
+  'date_created', to_char(d.date_created AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'))`);
+
+/** The project's history as rows `h(seq, id, data)`, `data` being the record. */
+const historyOf = (projectId: string) => sql`(SELECT d.seq, d.id, ${RECORD} AS data FROM hook_deliveries d WHERE d.project_id = ${projectId}) h`;
+
+export async function listHookHistory(projectId: string, list: ListQuery, hookId?: string): Promise<{ items: Record<string, unknown>[]; total: number }> {
+  const record = raw("h.data");
+  const conditions: Sql[] = [];
+  if (list.filter) conditions.push(compileFilter(parseFilter(list.filter), record));
+  if (hookId) conditions.push(sql`h.data->>'hook_id' = ${hookId}`);
+  const where = conditions.length ? sql`WHERE ${join(conditions, " AND ")}` : raw("");
+  const order = join(
+    list.sort.map(({ path, descending }) => {
+      const key = path.length === 1 && (path[0] === "_id" || path[0] === "id") ? raw("h.id") : pathExpression(record, path);
+      return sql`${key} ${raw(descending ? "DESC NULLS LAST" : "ASC NULLS FIRST")}`;
+    }),
+  );
+  const rows = await query<{ data: Record<string, unknown>; total: number }>(
+    sql`SELECT h.data, count(*) OVER () AS total FROM ${historyOf(projectId)} ${where}
+        ORDER BY ${order} LIMIT ${list.perPage} OFFSET ${(list.page - 1) * list.perPage}`,
+  );
+  let total = rows[0]?.total;
+  if (total === undefined) {
+    const counted = await queryOne<{ n: number }>(
+      sql`SELECT count(*) AS n FROM ${historyOf(projectId)} ${where}`,
+    );
+    total = counted?.n ?? 0;
+  }
+  const items = rows.map((r) =>
+    list.fields || list.fieldsExclude ? projectRecord(r.data, list) : r.data,
+  );
+  return { items, total: Number(total) };
+}
+
+/** `fields`/`fields_exclude` as on documents, with `id` (not `_id`) as the key always kept. */
+function projectRecord(record: Record<string, unknown>, list: ListQuery): Record<string, unknown> {
+  const projected = projectDocument(record as never, { fields: list.fields, fields_exclude: list.fieldsExclude }) as Record<string, unknown>;
+  return { id: record.id, ...projected };
+}
+
+export async function getHookHistoryRecord(projectId: string, id: string): Promise<Record<string, unknown>> {
+  const row = await queryOne<{ data: Record<string, unknown> }>(
+    sql`SELECT ${RECORD} AS data FROM hook_deliveries d WHERE d.project_id = ${projectId} AND d.id = ${id}`,
+  );
+  if (!row) throw notFound("Document not found.");
+  return row.data;
+}
+
+export async function deleteHookHistoryRecord(projectId: string, id: string): Promise<void> {
+  const rows = await query(sql`DELETE FROM hook_deliveries WHERE project_id = ${projectId} AND id = ${id} RETURNING 1`);
+  if (!rows.length) throw notFound("Document not found.");
+}
+
+/** Delete by criteria (no filter: the whole history). Queued deliveries deleted are cancelled. */
+export async function deleteHookHistory(projectId: string, filter: Record<string, unknown> | undefined): Promise<number> {
+  const record = raw("h.data");
+  const where = filter ? sql`AND ${compileFilter(parseFilter(filter), record)}` : raw("");
+  const rows = await query(
+    sql`DELETE FROM hook_deliveries x USING ${historyOf(projectId)} WHERE x.seq = h.seq ${where} RETURNING 1`,
+  );
+  return rows.length;
+}
+
+/** A time-ordered UUID (version 7: 48 bits of milliseconds, then random), the history `id`. */
+export function timeOrderedUuid(now = Date.now()): string {
+  const bytes = randomBytes(16);
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = 0x70 | (bytes[6] & 0x0f);
+  bytes[8] = 0x80 | (bytes[8] & 0x3f);
+  const hex = bytes.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

@@ -1,0 +1,111 @@
+import { onNotification } from "../outbox/outbox-listener";
+import { runOutboxLoop, type OutboxLoop } from "../outbox/outbox-loop";
+import { deliverHook } from "./deliver-hook";
+import { dispatchHookEvents } from "./dispatch-hook-events";
+import { claimDueDeliveries, nextDueAt, recordAttempt, type ClaimedDelivery } from "./hook-deliveries";
+
+/**
+ * The hooks' background work in one process: the dispatcher (outbox -> queued deliveries) and a
+ * bounded pool of delivery workers. Workers wake on new deliveries (LISTEN `arca_hooks`, from any
+ * process) and at the next due retry; at most `perHook` deliveries of one hook are in flight
+ * here, so a slow or dead receiver holds a few slots, never the pool.
+ */
+export interface HookWorkers {
+  stop(): Promise<void>;
+}
+
+const CONCURRENCY = Number(process.env.ARCA_HOOK_CONCURRENCY || 64);
+const PER_HOOK = Number(process.env.ARCA_HOOK_CONCURRENCY_PER_HOOK || 16);
+// Safety net for a wake lost with a crashed process's lock or connection (not a poll loop).
+const IDLE_RECHECK_MS = 5_000;
+
+export function startHookWorkers(): HookWorkers {
+  const inFlight = new Map<string, number>();
+  const running = new Set<Promise<void>>();
+  let total = 0;
+  let stopped = false;
+  let claiming = false;
+  let again = false;
+  let timer: NodeJS.Timeout | undefined;
+
+  const schedule = (ms: number) => {
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      void fill();
+    }, Math.max(0, Math.min(ms, IDLE_RECHECK_MS)));
+    timer.unref?.();
+  };
+
+  const deliver = async (delivery: ClaimedDelivery) => {
+    const key = `${delivery.projectId}/${delivery.hook._id}`;
+    try {
+      const outcome = await deliverHook(delivery.hook, { operationId: delivery.id, trigger: delivery.trigger, document: delivery.document });
+      await recordAttempt(delivery, outcome);
+    } catch (error) {
+      // The lease brings the delivery back if even recording failed.
+      console.error(`hooks: delivery ${delivery.id}: ${(error as Error).message}`);
+    } finally {
+      total--;
+      const left = (inFlight.get(key) ?? 1) - 1;
+      if (left > 0) inFlight.set(key, left);
+      else inFlight.delete(key);
+    }
+  };
+
+  async function fill(): Promise<void> {
+    if (stopped) return;
+    if (claiming) {
+      again = true;
+      return;
+    }
+    claiming = true;
+    try {
+      do {
+        again = false;
+        const free = CONCURRENCY - total;
+        if (free <= 0) break;
+        const busy = [...inFlight].filter(([, n]) => n >= PER_HOOK).map(([k]) => k);
+        const claimed = await claimDueDeliveries(Math.min(free, 100), PER_HOOK, busy);
+        for (const delivery of claimed) {
+          const key = `${delivery.projectId}/${delivery.hook._id}`;
+          inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
+          total++;
+          const task = deliver(delivery).finally(() => {
+            running.delete(task);
+            void fill();
+          });
+          running.add(task);
+        }
+        if (claimed.length === Math.min(free, 100)) again = true;
+      } while (again && !stopped);
+      if (!stopped) {
+        const due = await nextDueAt();
+        schedule(due ? due.getTime() - Date.now() + 5 : IDLE_RECHECK_MS);
+      }
+    } catch (error) {
+      if (!stopped) {
+        console.error(`hooks: claiming deliveries: ${(error as Error).message}`);
+        schedule(1000);
+      }
+    } finally {
+      claiming = false;
+    }
+  }
+
+  const unsubscribe = onNotification("arca_hooks", () => void fill());
+  const dispatcher: OutboxLoop = runOutboxLoop("hooks: dispatch", () => dispatchHookEvents(() => void fill()), { idleRecheckMs: IDLE_RECHECK_MS });
+  void fill();
+
+  return {
+    async stop() {
+      stopped = true;
+      unsubscribe();
+      if (timer) clearTimeout(timer);
+      await dispatcher.stop();
+      // In-flight deliveries finish (bounded by their timeouts); unfinished ones come back by lease.
+      await Promise.race([Promise.all(running), new Promise((r) => setTimeout(r, 3000).unref())]);
+    },
+  };
+}

@@ -1,0 +1,208 @@
+import Ajv from "ajv-draft-04";
+import type { ValidateFunction } from "ajv";
+import { validationError, type PropertyError } from "../errors";
+import { checkPublicUrl } from "../net/outbound-guard";
+
+/**
+ * A hook as `_hooks` shows it (CONTRACT §8), its validation and defaults. Stored whole as the
+ * `data` of its row, so what a client wrote (defaults filled) is what it reads back.
+ */
+export type HookTrigger = "created" | "updated" | "deleted";
+export type RetryStrategy = "exponential" | "constant";
+
+export interface Hook {
+  _id: string;
+  name: string;
+  collection: string;
+  conditions: Record<string, unknown> | null;
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  triggers: HookTrigger[];
+  request_payload_wrapper: string;
+  timeout: { read: number; connect: number };
+  retry: { strategy: RetryStrategy };
+  secret: string;
+  is_active: boolean;
+}
+
+export const HOOK_TRIGGERS: HookTrigger[] = ["created", "updated", "deleted"];
+export const HOOK_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
+const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
+// Set by Arca on every delivery; a hook cannot override them.
+const RESERVED_HEADERS = new Set(["content-length", "host", "transfer-encoding", "connection", "x-hook-id", "x-hook-trigger", "x-hook-operation-id", "x-hook-signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+
+const defaults = (): Omit<Hook, "_id" | "collection" | "url"> => ({
+  name: "",
+  conditions: null,
+  method: "POST",
+  headers: {},
+  triggers: [...HOOK_TRIGGERS],
+  request_payload_wrapper: "payload",
+  timeout: { read: 5, connect: 1 },
+  retry: { strategy: "exponential" },
+  secret: "",
+  is_active: true,
+});
+
+/**
+ * The hook a write produces: `base` (the stored hook for PATCH, nothing for create/save) with
+ * `body`'s keys applied, validated as a whole. 422 naming every bad property.
+ */
+export async function parseHook(id: string, body: Record<string, unknown>, base?: Hook): Promise<Hook> {
+  const errors: PropertyError[] = [];
+  const hook = { ...(base ?? defaults()), _id: id } as Hook;
+  const input = { ...body };
+  if ("condition" in input && !("conditions" in input)) input.conditions = input.condition;
+  delete input.condition;
+  for (const [key, value] of Object.entries(input)) {
+    const fail = (message: string, property = key) => errors.push({ property, message });
+    switch (key) {
+      case "_id":
+        break;
+      case "name":
+        if (typeof value === "string" && value.length <= 200) hook.name = value;
+        else fail("must be a string of at most 200 characters");
+        break;
+      case "collection":
+        if (value === "_hooks_history") fail("is not hookable");
+        else if (typeof value === "string" && COLLECTION_ID.test(value)) hook.collection = value;
+        else fail("must be the id of a user collection");
+        break;
+      case "conditions":
+        if (value === null) hook.conditions = null;
+        else if (typeof value !== "object" || Array.isArray(value)) fail("must be a JSON Schema object");
+        else {
+          const problem = schemaProblem(value as Record<string, unknown>);
+          if (problem) fail(`is not a valid JSON Schema: ${problem}`);
+          else hook.conditions = value as Record<string, unknown>;
+        }
+        break;
+      case "method":
+        if (typeof value === "string" && HOOK_METHODS.includes(value.toUpperCase())) hook.method = value.toUpperCase();
+        else fail(`must be one of ${HOOK_METHODS.join(", ")}`);
+        break;
+      case "url":
+        if (typeof value === "string" && isHttpUrl(value)) hook.url = value;
+        else fail("must be an http or https URL");
+        break;
+      case "headers":
+        if (!value || typeof value !== "object" || Array.isArray(value)) fail("must be an object of header names to strings");
+        else {
+          const headers: Record<string, string> = {};
+          for (const [name, headerValue] of Object.entries(value)) {
+            if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) fail("is not a header a hook may set", `headers.${name}`);
+            else if (typeof headerValue !== "string" || /[\r\n\0]/.test(headerValue)) fail("must be a string on one line", `headers.${name}`);
+            else headers[name] = headerValue;
+          }
+          hook.headers = headers;
+        }
+        break;
+      case "triggers":
+        if (Array.isArray(value) && value.length > 0 && value.every((t) => HOOK_TRIGGERS.includes(t))) hook.triggers = [...new Set(value as HookTrigger[])];
+        else fail(`must be a non-empty array of ${HOOK_TRIGGERS.map((t) => `"${t}"`).join(", ")}`);
+        break;
+      case "request_payload_wrapper":
+        if (typeof value === "string" && value.length <= 100) hook.request_payload_wrapper = value;
+        else fail('must be a string ("" sends the bare document)');
+        break;
+      case "timeout":
+        if (!value || typeof value !== "object" || Array.isArray(value)) fail("must be an object {read, connect}");
+        else {
+          const timeout = { ...hook.timeout };
+          for (const [part, seconds] of Object.entries(value)) {
+            if (part !== "read" && part !== "connect") fail("is not a timeout", `timeout.${part}`);
+            else if (typeof seconds !== "number" || !(seconds >= 0.01 && seconds <= 90)) fail("must be a number of seconds from 0.01 to 90", `timeout.${part}`);
+            else timeout[part] = seconds;
+          }
+          hook.timeout = timeout;
+        }
+        break;
+      case "retry":
+        if (!value || typeof value !== "object" || Array.isArray(value)) fail("must be an object {strategy}");
+        else
+          for (const [part, v] of Object.entries(value)) {
+            if (part !== "strategy") fail("is not a retry setting", `retry.${part}`);
+            else if (v !== "exponential" && v !== "constant") fail('must be "exponential" or "constant"', "retry.strategy");
+            else hook.retry = { strategy: v };
+          }
+        break;
+      case "secret":
+        if (value === null) hook.secret = "";
+        else if (typeof value === "string" && value.length <= 1024) hook.secret = value;
+        else fail("must be a string");
+        break;
+      case "is_active":
+        if (typeof value === "boolean") hook.is_active = value;
+        else fail("must be a boolean");
+        break;
+      default:
+        fail("is not a hook property");
+    }
+  }
+  if (!hook.collection && !errors.some((e) => e.property === "collection")) errors.push({ property: "collection", message: "is required" });
+  if (!hook.url && !errors.some((e) => e.property === "url")) errors.push({ property: "url", message: "is required" });
+  if (hook.url && !errors.some((e) => e.property === "url")) {
+    try {
+      await checkPublicUrl(new URL(hook.url));
+    } catch (error) {
+      const code = (error as { code?: string }).code;
+      errors.push({
+        property: "url",
+        message: code === "EPRIVATEADDRESS" ? "must not point to a loopback, private or link-local address" : "host name does not resolve",
+      });
+    }
+  }
+  if (errors.length) throw validationError("Validation error", errors);
+  return hook;
+}
+
+function isHttpUrl(text: string): boolean {
+  if (text.length > 2048) return false;
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "" && url.username === "" && url.password === "";
+  } catch {
+    return false;
+  }
+}
+
+const conditionsAjv = new Ajv({ allErrors: false, strict: false, validateSchema: true });
+const compiled = new Map<string, ValidateFunction>();
+
+function schemaProblem(schema: Record<string, unknown>): string | undefined {
+  try {
+    conditionsFor(schema);
+    return undefined;
+  } catch (error) {
+    return (error as Error).message;
+  }
+}
+
+/** The compiled `conditions` (cached by their text; standard JSON Schema draft 4 semantics). */
+export function conditionsFor(schema: Record<string, unknown>): ValidateFunction {
+  const key = JSON.stringify(schema);
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = conditionsAjv.compile(schema) as unknown as ValidateFunction;
+    if (compiled.size > 5000) compiled.clear();
+    compiled.set(key, validate);
+  }
+  return validate;
+}
+
+/** Whether the hook fires for this document (its conditions, if any, match). */
+export function matchesConditions(hook: Pick<Hook, "conditions">, document: unknown): boolean {
+  if (!hook.conditions) return true;
+  try {
+    return conditionsFor(hook.conditions)(document) === true;
+  } catch {
+    return false;
+  }
+}
+
+/** The hook as a reader sees it: the secret only for those who may manage hooks. */
+export function hookView(hook: Hook, showSecret: boolean): Hook {
+  return showSecret ? hook : { ...hook, secret: hook.secret ? "********" : "" };
+}

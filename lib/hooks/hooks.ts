@@ -1,0 +1,90 @@
+import { query, queryOne, transaction } from "../db/query";
+import { sql } from "../db/sql";
+import { conflict, notFound } from "../errors";
+import { newDocumentId } from "../documents/document-id";
+import { parseHook, type Hook } from "./hook";
+
+/**
+ * The project's hooks (`_hooks`): written like documents (create, save, patch, delete), each
+ * write validated whole (lib/hooks/hook.ts). Deleting a hook drops its queued deliveries: they
+ * are recorded as errors ("Hook was deleted") and never sent.
+ */
+export async function listHooks(projectId: string): Promise<Hook[]> {
+  const rows = await query<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} ORDER BY id`);
+  return rows.map((r) => r.data);
+}
+
+export async function getHook(projectId: string, id: string): Promise<Hook> {
+  const row = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id}`);
+  if (!row) throw notFound("Document not found.");
+  return row.data;
+}
+
+export async function hookExists(projectId: string, id: string): Promise<boolean> {
+  return (await queryOne(sql`SELECT 1 FROM hooks WHERE project_id = ${projectId} AND id = ${id}`)) !== undefined;
+}
+
+/** POST: a new hook (409 when the id is taken). */
+export async function createHook(projectId: string, body: Record<string, unknown>, pathId?: string): Promise<Hook> {
+  const hook = await parseHook(newDocumentId(body._id, pathId), body);
+  const rows = await query<{ data: Hook }>(
+    sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data)
+        VALUES (${projectId}, ${hook._id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb)
+        ON CONFLICT (project_id, id) DO NOTHING RETURNING data`,
+  );
+  if (!rows.length) throw conflict("Document with this _id already exists.");
+  return rows[0].data;
+}
+
+/** PUT: the hook replaced by `body` (defaults for what it leaves out), or created. */
+export async function saveHook(projectId: string, id: string, body: Record<string, unknown>): Promise<{ hook: Hook; created: boolean }> {
+  const hook = await parseHook(newDocumentId(body._id, id), body);
+  const [row] = await query<{ data: Hook; created: boolean }>(
+    sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data)
+        VALUES (${projectId}, ${id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb)
+        ON CONFLICT (project_id, id) DO UPDATE SET collection_id = EXCLUDED.collection_id, is_active = EXCLUDED.is_active,
+          data = EXCLUDED.data, updated_at = now()
+        RETURNING data, (xmax = 0) AS created`,
+  );
+  return { hook: row.data, created: row.created };
+}
+
+/** PATCH: `body`'s top-level keys replace the stored ones; the result is validated whole. */
+export async function patchHook(projectId: string, id: string, body: Record<string, unknown>): Promise<Hook> {
+  return transaction(async (client) => {
+    const row = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
+    if (!row) throw notFound("Document not found.");
+    const { _id, ...changes } = body;
+    const hook = await parseHook(id, changes, row.data);
+    await query(
+      sql`UPDATE hooks SET collection_id = ${hook.collection}, is_active = ${hook.is_active}, data = ${JSON.stringify(hook)}::jsonb, updated_at = now()
+          WHERE project_id = ${projectId} AND id = ${id}`,
+      client,
+    );
+    return hook;
+  });
+}
+
+export async function deleteHook(projectId: string, id: string): Promise<void> {
+  await transaction(async (client) => {
+    const rows = await query(sql`DELETE FROM hooks WHERE project_id = ${projectId} AND id = ${id} RETURNING id`, client);
+    if (!rows.length) throw notFound("Document not found.");
+    await query(
+      sql`UPDATE hook_deliveries SET state = 'error', error = 'Hook was deleted', lease_until = NULL
+          WHERE project_id = ${projectId} AND hook_id = ${id} AND state = 'queued'`,
+      client,
+    );
+  });
+}
+
+/** Deletes the hooks among `ids` (delete by criteria); answers how many went. */
+export async function deleteHooks(projectId: string, ids: string[]): Promise<number> {
+  let deleted = 0;
+  for (const id of ids) {
+    await deleteHook(projectId, id).then(
+      () => deleted++,
+      () => {},
+    );
+  }
+  return deleted;
+}
