@@ -1,3 +1,4 @@
+import { stopFeedHub } from "./feed/feed-hub";
 import { startFileWorkers } from "./files/file-workers";
 import { startHookWorkers } from "./hooks/hook-workers";
 import { closeOutboundDispatchers } from "./net/outbound-guard";
@@ -31,7 +32,7 @@ export function startBackgroundWorkers(): BackgroundWorkers {
       if (holder.__arcaWorkers === workers) holder.__arcaWorkers = undefined;
       stopCompaction();
       stopOutboxMaintenance();
-      await Promise.all([files.stop(), usage.stop(), hooks.stop()]);
+      await Promise.all([files.stop(), usage.stop(), hooks.stop(), stopFeedHub()]);
       // Readers of the outbox are stopped: its LISTEN connection and outbound pools can go.
       await Promise.all([stopOutboxListener(), closeOutboundDispatchers()]);
     },

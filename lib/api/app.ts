@@ -6,6 +6,7 @@ import { readRequestContext } from "../http/request-context";
 import { bindCollectionsApi } from "./collections";
 import { bindDebugApi } from "./debug";
 import { bindDocumentsApi } from "./documents";
+import { bindEventsApi } from "./events";
 import { bindFilesApi } from "./files";
 import { bindHooksApi } from "./hooks";
 import { bindInfoApi } from "./info";
@@ -39,6 +40,7 @@ export function createApiApp(): Hono<ApiEnv> {
   // with their own routes, wherever those are bound. Documents before collections.
   bindFilesApi(project); // before documents: `.../content/` paths are bytes, not properties
   bindHooksApi(project);
+  bindEventsApi(project); // before collections: `.../events/` is the feed, not a property
   bindUsageApi(project);
   bindDebugApi(project);
   bindDocumentsApi(project);

@@ -46,7 +46,9 @@ export const meterRequest: MiddlewareHandler<ApiEnv> = async (c, next) => {
         });
       // Reading `body` of the fast door's lightweight Response builds the real one: only when needed.
       const empty = c.req.method === "HEAD" || c.res.status === 204 || c.res.status === 304;
-      if (declared !== undefined || jsonAnswer || empty || !c.res.body) {
+      // The change feed counts its own bytes when it closes (no stream wrapped per subscriber).
+      const feed = /^text\/event-stream/i.test(c.res.headers.get("content-type") ?? "");
+      if (declared !== undefined || jsonAnswer || empty || feed || !c.res.body) {
         recordUsage(project._id, { bytesIn, bytesOut: declared ?? (jsonAnswer && !empty ? json.last!.bytes : 0) });
       } else {
         c.res = new Response(c.res.body.pipeThrough(countingStream((bytesOut) => recordUsage(project._id, { bytesIn, bytesOut }))), c.res);

@@ -1,0 +1,83 @@
+import type { Context } from "hono";
+import { can } from "../auth/can";
+import type { Principal } from "../auth/principal";
+import { badRequest, forbidden, notFound } from "../errors";
+import { openFeedStream } from "../feed/feed-stream";
+import type { ApiEnv } from "../http/env";
+import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { defaultSettings, parseDuration } from "../projects/project";
+import { matchFilter, parseFilter, type FilterNode } from "../query";
+import type { Json } from "../query/types";
+import { recordUsage } from "../usage/usage-meter";
+
+/**
+ * The change feed (CONTRACT §13), Server-Sent Events.
+ *   GET /collections/:c/events/                 one collection's changes
+ *   GET /events/?collections=a,b                several collections' changes
+ * Query: `filter` (§3 syntax, matched per document), `last_event_id` (or header Last-Event-ID)
+ * to resume; `?token=` works, since EventSource cannot set headers.
+ */
+const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export function bindEventsApi(app: ProjectRoutes): void {
+  app.get("/collections/:collection/events", (c) => feed(c, [pathParam(c, "collection")]));
+  app.get("/events", (c) => {
+    const names = (c.req.query("collections") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    if (names.length === 0) throw badRequest("collections is required: a comma-separated list of collection ids");
+    if (names.length > 100) throw badRequest("At most 100 collections per feed");
+    return feed(c, [...new Set(names)]);
+  });
+}
+
+async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response> {
+  for (const id of collections) {
+    if (id.startsWith("_")) throw notFound("Collection not found.");
+    if (!COLLECTION_ID.test(id)) throw badRequest(`Invalid collection id: ${JSON.stringify(id)}`);
+  }
+  const principal = c.get("principal");
+  for (const id of collections) if (!mayReadAny(principal, id)) throw forbidden(`Not allowed to read in collection ${id}`);
+  const filterParam = c.req.query("filter");
+  let filter: FilterNode | undefined;
+  if (filterParam) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(filterParam);
+    } catch {
+      throw badRequest("Malformed JSON in filter");
+    }
+    filter = parseFilter(parsed);
+  }
+  const project = c.get("project");
+  const lastEventId = readLastEventId(c.req.header("last-event-id") ?? c.req.query("last_event_id"));
+  const ttl = parseDuration(project.settings.events_ttl ?? defaultSettings.events_ttl) ?? 0;
+  const stream = await openFeedStream({
+    projectId: project._id,
+    collections,
+    matches: (document) => !filter || matchFilter(filter, document as Json),
+    mayRead: (collection, documentId) => can(principal, "read", { collection, documentId }),
+    lastEventId,
+    eventsTtlMs: ttl,
+    onClose: (bytesOut) => recordUsage(project._id, { bytesIn: 0, bytesOut }),
+  });
+  return new Response(stream, {
+    headers: {
+      "Content-Type": "text/event-stream; charset=utf-8",
+      "Cache-Control": "no-cache, no-transform",
+      "X-Accel-Buffering": "no",
+      Connection: "keep-alive",
+    },
+  });
+}
+
+function readLastEventId(value: string | undefined): number | undefined {
+  if (value === undefined || value.trim() === "") return undefined;
+  if (!/^\d{1,18}$/.test(value.trim())) throw badRequest("Last-Event-ID must be an event id from this feed");
+  return Number(value.trim());
+}
+
+/** Read on the collection, or on at least one of its documents (the feed then shows those). */
+function mayReadAny(principal: Principal, collection: string): boolean {
+  if (can(principal, "read", { collection })) return true;
+  if (principal.kind !== "token") return false;
+  return principal.allow.read.some((entry) => typeof entry === "object" && entry.where === collection);
+}

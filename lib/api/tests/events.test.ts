@@ -1,0 +1,174 @@
+import { afterAll, describe, expect, it } from "vitest";
+import { apiSuite } from "../../testing/api-suite";
+import { ownerWithProject } from "../../testing/fixtures";
+import { openSse, type SseConnection } from "../../testing/sse-client";
+
+const t = apiSuite();
+const open: SseConnection[] = [];
+afterAll(() => open.forEach((c) => c.close()));
+
+let counter = 0;
+const unique = (prefix: string) => `${prefix}${++counter}${Date.now().toString(36)}`;
+const docs = (c: string) => `/api/collections/${c}/documents/`;
+const as = (extra: Record<string, unknown> = {}) => ({ project: t.owner.project, token: t.owner.token, ...extra });
+
+async function subscribe(path: string, options: { token?: string; project?: string; headers?: Record<string, string> } = {}) {
+  const token = options.token ?? t.owner.token;
+  const separator = path.includes("?") ? "&" : "?";
+  const connection = await openSse(`${t.server.url}${path}${separator}token=${encodeURIComponent(token)}`, {
+    "x-project": options.project ?? t.owner.project,
+    ...options.headers,
+  });
+  open.push(connection);
+  return connection;
+}
+
+const summary = (events: { id?: string; event: string; data: string }[]) => events.map((e) => [e.event, JSON.parse(e.data)._id]);
+
+describe("change feed", () => {
+  it("streams creates, updates and deletes of every write path in commit order, with proxy-safe headers", async () => {
+    const c = unique("feed");
+    const feed = await subscribe(`/api/collections/${c}/events/`);
+    expect(feed.status).toBe(200);
+    expect(feed.headers["content-type"]).toMatch(/^text\/event-stream/);
+    expect(feed.headers["cache-control"]).toContain("no-cache");
+    expect(feed.headers["x-accel-buffering"]).toBe("no");
+    await t.server.request(docs(c), as({ json: { _id: "a", n: 1 } }));
+    await t.server.request(`${docs(c)}a/`, as({ method: "PATCH", json: { n: 2 } }));
+    await t.server.request(`${docs(c)}b/`, as({ method: "PUT", json: { n: 1 } }));
+    await t.server.request(docs(c), as({ action: "update", json: { filter: {}, operation: { $inc: { n: 1 } } } }));
+    await t.server.request(`${docs(c)}a/`, as({ method: "DELETE" }));
+    await t.server.request(docs(c), as({ action: "delete", json: {} }));
+    const events = await feed.waitFor(7);
+    expect(summary(events)).toEqual([
+      ["created", "a"],
+      ["updated", "a"],
+      ["created", "b"],
+      ["updated", "a"],
+      ["updated", "b"],
+      ["deleted", "a"],
+      ["deleted", "b"],
+    ]);
+    expect(JSON.parse(events[3].data)).toEqual({ _id: "a", n: 3 });
+    expect(JSON.parse(events[5].data)).toEqual({ _id: "a", n: 3 }); // a deleted document as it was
+    const ids = events.map((e) => Number(e.id));
+    expect(ids.every((id, i) => i === 0 || id > ids[i - 1])).toBe(true);
+  });
+
+  it("applies the filter per document and serves several collections at once", async () => {
+    const [a, b, other] = [unique("fa"), unique("fb"), unique("fo")];
+    const filter = encodeURIComponent(JSON.stringify({ n: { $gte: 10 } }));
+    const feed = await subscribe(`/api/events/?collections=${a},${b}&filter=${filter}`);
+    await t.server.request(docs(a), as({ json: { _id: "small", n: 1 } }));
+    await t.server.request(docs(other), as({ json: { _id: "elsewhere", n: 50 } }));
+    await t.server.request(docs(b), as({ json: { _id: "big", n: 20 } }));
+    await t.server.request(docs(a), as({ json: { _id: "bigger", n: 30 } }));
+    expect(summary(await feed.waitFor(2))).toEqual([
+      ["created", "big"],
+      ["created", "bigger"],
+    ]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(feed.events).toHaveLength(2);
+  });
+
+  it("applies the credential's read permission per document", async () => {
+    const [open1, closed1] = [unique("open"), unique("closed")];
+    const token = await t.server.request("/api/collections/_tokens/documents/", as({
+      json: { permission: { allow: { read: [open1, { what: "document", where: closed1, what_id: "visible" }] } } },
+    }));
+    const reader = token.body.token;
+    const feed = await subscribe(`/api/events/?collections=${open1},${closed1}`, { token: reader });
+    expect(feed.status).toBe(200);
+    await t.server.request(docs(closed1), as({ json: { _id: "hidden" } }));
+    await t.server.request(docs(closed1), as({ json: { _id: "visible" } }));
+    await t.server.request(docs(open1), as({ json: { _id: "anything" } }));
+    expect(summary(await feed.waitFor(2))).toEqual([
+      ["created", "visible"],
+      ["created", "anything"],
+    ]);
+    // A token that reads nothing of a collection cannot subscribe to it.
+    const denied = await subscribe(`/api/collections/${unique("nope")}/events/`, { token: reader });
+    expect(denied.status).toBe(403);
+  });
+
+  it("resumes after a dropped connection with nothing missed and nothing repeated (header or query parameter)", async () => {
+    const c = unique("resume");
+    const first = await subscribe(`/api/collections/${c}/events/`);
+    await t.server.request(docs(c), as({ json: { _id: "one" } }));
+    await first.waitFor(1);
+    first.close();
+    await first.closed;
+    await t.server.request(docs(c), as({ json: { _id: "two" } }));
+    await t.server.request(`${docs(c)}one/`, as({ method: "PATCH", json: { x: 1 } }));
+    const resumed = await subscribe(`/api/collections/${c}/events/`, { headers: { "last-event-id": first.lastEventId! } });
+    await t.server.request(docs(c), as({ json: { _id: "three" } }));
+    expect(summary(await resumed.waitFor(3))).toEqual([
+      ["created", "two"],
+      ["updated", "one"],
+      ["created", "three"],
+    ]);
+    const byQuery = await subscribe(`/api/collections/${c}/events/?last_event_id=${first.lastEventId}`);
+    expect(summary(await byQuery.waitFor(3))).toEqual(summary(resumed.events));
+    await new Promise((r) => setTimeout(r, 100));
+    expect(resumed.events).toHaveLength(3);
+  });
+
+  it("a fresh subscriber learns its position at once, so it can resume even before any change", async () => {
+    const c = unique("position");
+    await t.server.request(docs(c), as({ json: { _id: "before" } }));
+    const feed = await subscribe(`/api/collections/${c}/events/`);
+    const deadline = Date.now() + 5000;
+    while (!feed.lastEventId && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(feed.lastEventId).toMatch(/^\d+$/);
+    expect(feed.events).toEqual([]);
+    feed.close();
+    await t.server.request(docs(c), as({ json: { _id: "while-away" } }));
+    const resumed = await subscribe(`/api/collections/${c}/events/`, { headers: { "last-event-id": feed.lastEventId! } });
+    expect(summary(await resumed.waitFor(1))).toEqual([["created", "while-away"]]);
+  });
+
+  it("410 Events expired past settings.events_ttl or once pruned; 400 for a malformed Last-Event-ID", async () => {
+    const other = await ownerWithProject(t.server);
+    const c = unique("expiry");
+    await t.server.request(docs(c), { project: other.project, token: other.token, json: { _id: "old" } });
+    const { rows } = await t.db.query("SELECT id FROM document_events WHERE project_id = $1 AND collection_id = $2", [other.project, c]);
+    const id = rows[0].id;
+    await t.db.query("UPDATE document_events SET created_at = now() - interval '2 hours' WHERE id = $1", [id]);
+    await t.server.request(`/api/user/projects/${other.project}/`, { session: other.session, method: "PATCH", json: { settings: { events_ttl: "1h" } } });
+    const expired = await subscribe(`/api/collections/${c}/events/`, { token: other.token, project: other.project, headers: { "last-event-id": String(id) } });
+    expect(expired.status).toBe(410);
+    await expired.closed;
+    expect(JSON.parse(expired.body)).toEqual({ message: "Events expired" });
+    const gone = await subscribe(`/api/collections/${c}/events/?last_event_id=999999999999`, { token: other.token, project: other.project });
+    expect(gone.status).toBe(410);
+    const malformed = await subscribe(`/api/collections/${c}/events/?last_event_id=abc`, { token: other.token, project: other.project });
+    expect(malformed.status).toBe(400);
+  });
+
+  it("keeps projects apart: another project's events and positions are invisible", async () => {
+    const other = await ownerWithProject(t.server);
+    const c = unique("isolated");
+    const theirs = await subscribe(`/api/collections/${c}/events/`, { token: other.token, project: other.project });
+    await t.server.request(docs(c), as({ json: { _id: "mine" } }));
+    await t.server.request(docs(c), { project: other.project, token: other.token, json: { _id: "theirs" } });
+    expect(summary(await theirs.waitFor(1))).toEqual([["created", "theirs"]]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(theirs.events).toHaveLength(1);
+    const { rows } = await t.db.query("SELECT id FROM document_events WHERE project_id = $1 AND collection_id = $2", [t.owner.project, c]);
+    const mine = await subscribe(`/api/collections/${c}/events/`, { token: other.token, project: other.project, headers: { "last-event-id": String(rows[0].id) } });
+    expect(mine.status).toBe(410);
+    // A token of one project does not open another's feed.
+    const cross = await subscribe(`/api/collections/${c}/events/`, { token: other.token, project: t.owner.project });
+    expect(cross.status).toBe(401);
+  });
+
+  it("fans one event out to 1,000 subscribers of one process", async () => {
+    const c = unique("fanout");
+    const feeds = await Promise.all(Array.from({ length: 1000 }, () => subscribe(`/api/collections/${c}/events/`)));
+    expect(feeds.every((f) => f.status === 200)).toBe(true);
+    await t.server.request(docs(c), as({ json: { _id: "everyone" } }));
+    await Promise.all(feeds.map((f) => f.waitFor(1, 20_000)));
+    expect(feeds.every((f) => summary(f.events)[0][1] === "everyone")).toBe(true);
+    feeds.forEach((f) => f.close());
+  }, 60_000);
+});

@@ -1,0 +1,126 @@
+import { pool } from "../db/pool";
+import { query } from "../db/query";
+import { sql } from "../db/sql";
+import { currentPosition, readCommittedEvents, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
+import { runOutboxLoop, type OutboxLoop } from "../outbox/outbox-loop";
+
+/**
+ * The change feed's one reader of the outbox per process (CONTRACT §13): a single loop, woken by
+ * the process's LISTEN, reads each batch of committed events once and fans it out in memory to
+ * every subscriber of the event's project: never a query per subscriber per event. Documents are
+ * read only for projects someone subscribes to. A subscriber joining or resuming first catches up
+ * from its own position with its own reads, then takes the hub's events from where it caught up,
+ * so nothing is missed and nothing repeated.
+ */
+export interface FeedSubscriber {
+  projectId: string;
+  /** Takes a live event in commit order (already of its project). */
+  deliver(event: OutboxEvent): void;
+}
+
+interface HubState {
+  subscribers: Map<string, Set<FeedSubscriber>>;
+  count: number;
+  cursor?: OutboxPosition;
+  loop?: OutboxLoop;
+  starting?: Promise<void>;
+}
+
+const holder = globalThis as typeof globalThis & { __arcaFeedHub?: HubState };
+const BATCH = 1000;
+
+function hub(): HubState {
+  holder.__arcaFeedHub ??= { subscribers: new Map(), count: 0 };
+  return holder.__arcaFeedHub;
+}
+
+/**
+ * Adds a subscriber; from then on it gets every event of its project past the hub's cursor.
+ * Returns that cursor (the subscriber's catch-up must reach it) and the unsubscribe.
+ */
+export async function joinFeed(subscriber: FeedSubscriber): Promise<{ hubPosition: OutboxPosition; leave: () => void }> {
+  const h = hub();
+  await ensureRunning(h);
+  let set = h.subscribers.get(subscriber.projectId);
+  if (!set) h.subscribers.set(subscriber.projectId, (set = new Set()));
+  set.add(subscriber);
+  h.count++;
+  let left = false;
+  return {
+    hubPosition: h.cursor!,
+    leave: () => {
+      if (left) return;
+      left = true;
+      h.count--;
+      set.delete(subscriber);
+      if (set.size === 0 && h.subscribers.get(subscriber.projectId) === set) h.subscribers.delete(subscriber.projectId);
+    },
+  };
+}
+
+export function feedSubscriberCount(): number {
+  return holder.__arcaFeedHub?.count ?? 0;
+}
+
+async function ensureRunning(h: HubState): Promise<void> {
+  if (h.loop) return;
+  h.starting ??= (async () => {
+    h.cursor = await currentPosition(pool());
+    h.loop = runOutboxLoop("feed", () => step(h));
+  })().finally(() => (h.starting = undefined));
+  await h.starting;
+}
+
+async function step(h: HubState) {
+  if (h.count === 0) {
+    // Nobody listens: jump to the present instead of reading what no one wants.
+    h.cursor = await currentPosition(pool());
+    return { more: false, held: false };
+  }
+  const projects = [...h.subscribers.keys()];
+  const { events, held } = await readCommittedEvents(pool(), {
+    after: h.cursor!,
+    limit: BATCH,
+    documents: sql`e.project_id = ANY(${projects}::text[])`,
+  });
+  for (const event of events) {
+    h.cursor = event;
+    const subscribers = h.subscribers.get(event.projectId);
+    if (!subscribers || event.document === null) continue;
+    for (const subscriber of subscribers) subscriber.deliver(event);
+  }
+  return { more: events.length === BATCH, held };
+}
+
+/** Events of one project (and collections) past `after`, for a subscriber catching up. */
+export async function readProjectEvents(projectId: string, collections: string[], after: OutboxPosition, limit = 500) {
+  return readCommittedEvents(pool(), { after, limit, projectId, collections, documents: true });
+}
+
+/** Where a fresh subscriber starts: the newest committed event of the project's collections. */
+export async function latestProjectPosition(projectId: string, collections: string[]): Promise<OutboxPosition & { id: number }> {
+  const [row] = await query<{ txid: string; id: number }>(
+    sql`SELECT e.txid::text AS txid, e.id FROM document_events e
+        WHERE e.project_id = ${projectId} AND e.collection_id = ANY(${collections}::text[]) AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY e.txid DESC, e.id DESC LIMIT 1`,
+  );
+  return row ? { txid: row.txid, id: Number(row.id) } : { txid: "0", id: 0 };
+}
+
+/** The position of event `id` of the project, with its age, or undefined when it is gone. */
+export async function eventPosition(projectId: string, id: number): Promise<(OutboxPosition & { createdAt: Date }) | undefined> {
+  const [row] = await query<{ txid: string; id: number; created_at: Date }>(
+    sql`SELECT e.txid::text AS txid, e.id, e.created_at FROM document_events e WHERE e.project_id = ${projectId} AND e.id = ${id}`,
+  );
+  return row ? { txid: row.txid, id: Number(row.id), createdAt: row.created_at } : undefined;
+}
+
+/** Stops the hub's loop (server shutdown, before the LISTEN connection closes). */
+export async function stopFeedHub(): Promise<void> {
+  const h = holder.__arcaFeedHub;
+  if (!h) return;
+  await h.starting?.catch(() => {});
+  const loop = h.loop;
+  h.loop = undefined;
+  await loop?.stop();
+}
