@@ -88,6 +88,55 @@ export async function replaceDocument(db: Queryable, scope: ProjectScope, collec
 }
 
 /**
+ * Replaces many stored documents in ONE statement (`X-Action: update`): the rows, one counter
+ * delta for the whole change, and an `updated` event per document in the order given (the rows
+ * were read FOR UPDATE by the caller's transaction). Answers how many rows changed.
+ */
+export async function replaceDocuments(
+  db: Queryable,
+  scope: ProjectScope,
+  collectionId: string,
+  state: CollectionState,
+  changes: { before: Doc; after: Doc }[],
+): Promise<number> {
+  if (changes.length === 0) return 0;
+  const { projectId, dataSizeLimit } = scope;
+  const ids = changes.map((c) => c.after._id as string);
+  const guard = schemaGuard(projectId, collectionId, state);
+  const delta = sql`((SELECT coalesce(sum(size), 0) FROM input) - (SELECT coalesce(sum(octet_length(x.data::text)), 0) FROM documents x
+    WHERE x.project_id = ${projectId} AND x.collection_id = ${collectionId} AND x.id = ANY(${ids}::text[])))`;
+  const withinLimit =
+    dataSizeLimit > 0 ? sql`(${delta} <= 0 OR ${projectTotal(projectId, "data_size")} + ${delta} <= ${dataSizeLimit}::bigint)` : raw("TRUE");
+  const row = await withLimitCheck(db, projectId, dataSizeLimit > 0, (db) =>
+    queryOne<{ updated: number; fresh: boolean }>(
+      sql`WITH input AS (
+        SELECT i.id, i.data, octet_length(i.data::text) AS size, i.n
+        FROM unnest(${ids}::text[], ${changes.map((c) => JSON.stringify(c.after))}::jsonb[]) WITH ORDINALITY AS i(id, data, n)
+      ), change AS (
+        SELECT ${delta} AS size WHERE ${guard} AND ${withinLimit}
+      ), d AS (
+        UPDATE documents SET data = input.data, updated_at = now() FROM change, input
+        WHERE documents.project_id = ${projectId} AND documents.collection_id = ${collectionId} AND documents.id = input.id
+        RETURNING documents.id, documents.data
+      ), cd AS (
+        ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)` }, sql`EXISTS (SELECT 1 FROM d)`)}
+      ), ev AS (
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
+        SELECT ${projectId}, ${collectionId}, d.id, 'updated', d.data FROM d JOIN input ON input.id = d.id ORDER BY input.n
+      )
+      SELECT (SELECT count(*) FROM d) AS updated, ${guard} AS fresh`,
+      db,
+    ),
+  );
+  if (row && row.updated > 0) {
+    for (const { before, after } of changes) await releaseDroppedFiles(db, projectId, collectionId, after._id as string, before, after);
+    return row.updated;
+  }
+  if (!row?.fresh) throw new StaleCollectionState();
+  throw paymentRequired(LIMIT_MESSAGE);
+}
+
+/**
  * Deletes the collection's documents matching `where` (over `documents` columns, `data` the
  * JSONB), with their files: file rows go, their blobs are queued in `blob_deletions`, sizes are
  * subtracted. With `keepFiles` (the project's `delete_files` off) the files stay, marked

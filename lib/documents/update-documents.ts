@@ -6,7 +6,7 @@ import { applyUpdate, compileFilter, parseFilter } from "../query";
 import type { Json } from "../query";
 import { withFreshState } from "./collection-state";
 import { newDocumentId } from "./document-id";
-import { insertDocument, replaceDocument } from "./document-statements";
+import { insertDocument, replaceDocuments } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
 
 type Doc = Record<string, unknown>;
@@ -32,11 +32,12 @@ export async function updateDocuments(
             AND ${compileFilter(filter, raw("d.data"))} ORDER BY d.id FOR UPDATE`,
         client,
       );
-      for (const { data: before } of rows) {
+      // Every match validated first, then one statement writes them all (rows, counters, events).
+      const changes = rows.map(({ data: before }) => {
         const changed = applyUpdate(before as { [key: string]: Json }, input.operation);
-        const doc = prepareDocument(projectId, input.collectionId, state, before._id as string, changed, before);
-        await replaceDocument(client, scope, input.collectionId, state, before, doc);
-      }
+        return { before, after: prepareDocument(projectId, input.collectionId, state, before._id as string, changed, before) };
+      });
+      await replaceDocuments(client, scope, input.collectionId, state, changes);
       if (rows.length > 0 || !input.upsert) return { updated: rows.length, created: false };
       const seed = equalities(input.filter ?? {});
       const changed = applyUpdate(seed as { [key: string]: Json }, input.operation);

@@ -33,6 +33,27 @@ describe("counters", () => {
     expect(Number(column.rows[0].documents_count)).toBe(20);
   });
 
+  it("X-Action: update writes every match in one statement: data_size exact, one event per document, 402 past the limit with nothing written", async () => {
+    const c = "bulk";
+    await Promise.all(Array.from({ length: 20 }, (_, i) => t.server.request(`/api/collections/${c}/documents/`, { ...as(), json: { _id: `b${i}`, i } })));
+    const updated = await t.server.request(`/api/collections/${c}/documents/`, { ...as(), action: "update", json: { filter: { i: { $gte: 5 } }, operation: { $set: { tag: "x".repeat(100) } } } });
+    expect(updated.body).toEqual({ updated: 15 });
+    expect((await t.server.request("/api/info/", as())).body.status.data_size).toBe(await actualDataSize(t.owner.project));
+    const { rows } = await t.db.query("SELECT count(*)::int AS n FROM document_events WHERE project_id = $1 AND collection_id = $2 AND kind = 'updated'", [t.owner.project, c]);
+    expect(rows[0].n).toBe(15);
+
+    const limited = await createProject(t.server, t.owner.session);
+    const token = (await t.server.request("/api/collections/_tokens/documents/", { project: limited, session: t.owner.session, json: { permission: { allow: { all: true } } } })).body.token;
+    for (let i = 0; i < 5; i++) await t.server.request(`/api/collections/${c}/documents/`, { project: limited, token, json: { _id: `l${i}` } });
+    const size = await actualDataSize(limited);
+    await t.server.request(`/api/user/projects/${limited}/`, { session: t.owner.session, method: "PATCH", json: { settings: { data_size_limit: size + 100 } } });
+    const refused = await t.server.request(`/api/collections/${c}/documents/`, { project: limited, token, action: "update", json: { filter: {}, operation: { $set: { big: "y".repeat(50) } } } });
+    expect(refused.status).toBe(402);
+    expect(await actualDataSize(limited)).toBe(size);
+    const docs = await t.server.request(`/api/collections/${c}/documents/`, { project: limited, token });
+    expect(docs.body.items.every((d: Record<string, unknown>) => d.big === undefined)).toBe(true);
+  });
+
   it("a collection deleted with pending deltas and created again counts from zero", async () => {
     await Promise.all(Array.from({ length: 5 }, () => t.server.request("/api/collections/again/documents/", { ...as(), json: { x: 1 } })));
     expect((await t.server.request("/api/collections/again/", { ...as(), method: "DELETE" })).status).toBe(204);
