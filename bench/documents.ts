@@ -13,19 +13,13 @@
  * The baseline does what plain `pg` would: one INSERT, one SELECT by key, one indexed SELECT; no
  * auth, validation, counters or outbox. Prints req/s, p50, p99 and the ratios Arca / baseline.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { once } from "node:events";
-import fs from "node:fs";
+import type { ChildProcess } from "node:child_process";
 import http from "node:http";
-import os from "node:os";
-import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { benchDatabase, seedProject } from "./bench-database";
-import { resetConfig } from "../lib/config";
-import { connectDatabase, disconnectDatabase } from "../lib/db/pool";
-import { startServer } from "../server";
+import { startArca, startChild, stopChildren } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const CONNECTIONS = 10;
@@ -42,8 +36,7 @@ interface Result {
   non2xx: number;
 }
 
-if (process.argv[2] === "--arca") void serveArca(process.argv[3]);
-else if (process.argv[2] === "--baseline") void serveBaseline(process.argv[3]);
+if (process.argv[2] === "--baseline") void serveBaseline(process.argv[3]);
 else
   main().then(
     () => process.exit(0),
@@ -58,8 +51,8 @@ async function main() {
   const children: ChildProcess[] = [];
   try {
     const secret = await seed(url);
-    const arca = await startChild("--arca", url, children);
-    const baseline = await startChild("--baseline", url, children);
+    const arca = await startArca(url, children);
+    const baseline = await startChild(fileURLToPath(import.meta.url), ["--baseline", url], children);
     const headers = { "x-project": PROJECT, authorization: `Token ${secret}`, "content-type": "application/json" };
 
     const index = await fetch(`${arca}/api/collections/${COLLECTION}/`, {
@@ -83,49 +76,9 @@ async function main() {
     }
     printTable(results);
   } finally {
-    for (const child of children) child.kill("SIGTERM");
-    await Promise.all(children.map((child) => (child.exitCode === null ? once(child, "exit") : undefined)));
+    await stopChildren(children);
     await cleanup();
   }
-}
-
-/** Starts this file as a child serving one side; resolves with its base URL once it listens. */
-async function startChild(role: "--arca" | "--baseline", url: string, children: ChildProcess[]): Promise<string> {
-  // BENCH_PROFILE=1 writes a CPU profile of the Arca server (open it in Chrome DevTools).
-  const profile = role === "--arca" && process.env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-dir=.bench-data/profiles"] : [];
-  const child = spawn(process.execPath, [...profile, "--import", "tsx", fileURLToPath(import.meta.url), role, url], {
-    stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NODE_ENV: "production" },
-  });
-  children.push(child);
-  let output = "";
-  for await (const chunk of child.stdout!) {
-    output += chunk;
-    const match = /listening (\d+)/.exec(output);
-    if (match) {
-      child.stdout!.resume();
-      return `http://127.0.0.1:${match[1]}`;
-    }
-  }
-  throw new Error(`${role} server exited before listening: ${output}`);
-}
-
-/** Child: Arca's real server over the benchmark database. */
-async function serveArca(url: string) {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "arca-bench-"));
-  process.env.DATABASE_URL = url;
-  process.env.ARCA_DATA_DIR = dataDir;
-  resetConfig();
-  connectDatabase(url);
-  const server = await startServer({ port: 0, withDashboard: false });
-  console.log(`listening ${(server.address() as { port: number }).port}`);
-  process.on("SIGTERM", () => {
-    server.closeAllConnections();
-    server.close(() => {
-      fs.rmSync(dataDir, { recursive: true, force: true });
-      void disconnectDatabase().then(() => process.exit(0));
-    });
-  });
 }
 
 /** A user, the project, an all-powerful token, and DOCUMENTS documents, straight in SQL. */

@@ -18,6 +18,9 @@ export async function dispatchHookEvents(afterCommit: () => void): Promise<StepR
   return transaction(async (client) => {
     const lock = await queryOne<{ locked: boolean }>(sql`SELECT pg_try_advisory_xact_lock(${DISPATCH_LOCK}) AS locked`, client);
     if (!lock?.locked) return { more: false, held: false };
+    // Losing this transaction in a crash loses its cursor move too: the events are dispatched
+    // again, so it need not wait for the WAL flush.
+    await client.query("SET LOCAL synchronous_commit = off");
     const cursor = await queryOne<{ txid: string; event_id: number }>(sql`SELECT txid::text AS txid, event_id FROM outbox_cursors WHERE name = 'hooks'`, client);
     const after: OutboxPosition = { txid: cursor?.txid ?? "0", id: Number(cursor?.event_id ?? 0) };
     const { events, held } = await readCommittedEvents(client, {

@@ -14,8 +14,9 @@ export interface HookWorkers {
   stop(): Promise<void>;
 }
 
-const CONCURRENCY = Number(process.env.ARCA_HOOK_CONCURRENCY || 64);
-const PER_HOOK = Number(process.env.ARCA_HOOK_CONCURRENCY_PER_HOOK || 16);
+const CONCURRENCY = Number(process.env.ARCA_HOOK_CONCURRENCY || 128);
+const PER_HOOK = Number(process.env.ARCA_HOOK_CONCURRENCY_PER_HOOK || 48);
+const CLAIM_BATCH_MIN = Math.max(1, Math.min(16, Math.floor(CONCURRENCY / 4)));
 // Safety net for a wake lost with a crashed process's lock or connection (not a poll loop).
 const IDLE_RECHECK_MS = 5_000;
 
@@ -65,7 +66,8 @@ export function startHookWorkers(): HookWorkers {
       do {
         again = false;
         const free = CONCURRENCY - total;
-        if (free <= 0) break;
+        // Claim in batches: while deliveries are in flight, their completions call again.
+        if (free <= 0 || (total > 0 && free < CLAIM_BATCH_MIN)) break;
         const busy = [...inFlight].filter(([, n]) => n >= PER_HOOK).map(([k]) => k);
         const claimed = await claimDueDeliveries(Math.min(free, 100), PER_HOOK, busy);
         for (const delivery of claimed) {

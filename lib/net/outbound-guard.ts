@@ -95,7 +95,7 @@ export function outboundDispatcher(connectTimeoutMs: number): Agent {
   if (!agent) {
     agent = new Agent({
       connectTimeout: connectTimeoutMs,
-      connections: 64,
+      connections: 128,
       keepAliveTimeout: 10_000,
       connect: guard ? { lookup: guardedLookup as never } : undefined,
     });
