@@ -1,8 +1,8 @@
 import path from "node:path";
 import pg from "pg";
-import { hashSecret, randomSecret } from "../lib/auth/secrets";
 import { startEmbeddedPostgres } from "../lib/db/embedded-postgres";
 import { migrate } from "../lib/db/migrate";
+export { seedProject } from "../lib/testing/seed-project";
 
 /**
  * A fresh, migrated database for one benchmark run: on DATABASE_URL's server when given, else on
@@ -34,16 +34,4 @@ export async function benchDatabase(label: string): Promise<{ url: string; clean
       await stop();
     },
   };
-}
-
-/** A user, the project and an all-powerful token, straight in SQL; returns the token's secret. */
-export async function seedProject(client: pg.Client, project: string): Promise<string> {
-  const secret = randomSecret();
-  await client.query(`INSERT INTO users (id, email, password_hash, confirmed_at) VALUES ('bench-user', 'bench@example.test', 'x', now())`);
-  await client.query(`INSERT INTO projects (id, name, owner_id, settings) VALUES ($1, 'Bench', 'bench-user', '{}')`, [project]);
-  await client.query(
-    `INSERT INTO tokens (project_id, id, name, secret_hash, permission) VALUES ($1, 'bench', 'bench', $2, '{"all": true, "read": [], "write": [], "update": [], "delete": []}')`,
-    [project, hashSecret(secret)],
-  );
-  return secret;
 }

@@ -47,7 +47,7 @@ export async function dispatchHookEvents(afterCommit: () => void): Promise<StepR
       for (const event of wanted) {
         for (const hook of byScope.get(`${event.projectId}\u0000${event.collectionId}`) ?? []) {
           if (!hook.triggers.includes(event.kind) || !matchesConditions(hook, event.document)) continue;
-          rows.id.push(timeOrderedUuid());
+          rows.id.push(timeOrderedUuid(event.createdAt.getTime(), `${event.projectId}/${hook._id}/${event.id}`));
           rows.project.push(event.projectId);
           rows.hook.push(hook._id);
           rows.event.push(event.id);
@@ -64,7 +64,8 @@ export async function dispatchHookEvents(afterCommit: () => void): Promise<StepR
               FROM unnest(${rows.id}::text[], ${rows.project}::text[], ${rows.hook}::text[], ${rows.event}::bigint[], ${rows.trigger}::text[],
                           ${rows.collection}::text[], ${rows.document}::text[]) WITH ORDINALITY
                    AS r(id, project_id, hook_id, event_id, trigger, collection_id, document_id, n)
-              ORDER BY n`,
+              ORDER BY n
+              ON CONFLICT (id) DO NOTHING`,
           client,
         );
         await query(sql`SELECT pg_notify('arca_hooks', '')`, client);

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import { join, raw, sql, type Sql } from "../db/sql";
 import { query, queryOne } from "../db/query";
 import { notFound } from "../errors";
@@ -80,9 +80,14 @@ export async function deleteHookHistory(projectId: string, filter: Record<string
   return rows.length;
 }
 
-/** A time-ordered UUID (version 7: 48 bits of milliseconds, then random), the history `id`. */
-export function timeOrderedUuid(now = Date.now()): string {
-  const bytes = randomBytes(16);
+/**
+ * A time-ordered UUID (version 7 layout: 48 bits of milliseconds, then random bits), the history
+ * `id` and X-Hook-Operation-ID. With a `seed` the "random" bits are its hash, so dispatching the
+ * same event to the same hook again (after a database crash lost the dispatch) gives the same id
+ * and a receiver still recognises the duplicate.
+ */
+export function timeOrderedUuid(now = Date.now(), seed?: string): string {
+  const bytes = seed === undefined ? randomBytes(16) : createHash("sha256").update(seed).digest().subarray(0, 16);
   bytes.writeUIntBE(now, 0, 6);
   bytes[6] = 0x70 | (bytes[6] & 0x0f);
   bytes[8] = 0x80 | (bytes[8] & 0x3f);
