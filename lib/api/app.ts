@@ -8,6 +8,7 @@ import { bindDebugApi } from "./debug";
 import { bindDocumentsApi } from "./documents";
 import { bindEventsApi } from "./events";
 import { bindFilesApi } from "./files";
+import { bindHealthApi } from "./health";
 import { bindHooksApi } from "./hooks";
 import { bindInfoApi } from "./info";
 import { bindInvitationsApi } from "./invitations";
@@ -29,6 +30,7 @@ export function createApiApp(): Hono<ApiEnv> {
   app.notFound(pageNotFound);
   app.use(readRequestContext);
 
+  bindHealthApi(app);
   // Account routes live on the bare host; everything else belongs to a project.
   bindUserApi(app);
   bindProjectsApi(app);
