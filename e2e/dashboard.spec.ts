@@ -33,11 +33,11 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await page.getByLabel("Password").fill(password);
     await page.getByRole("button", { name: "Create account" }).click();
     await expect(page.getByLabel("Confirmation code")).toBeVisible();
-    await expect(page.getByText(`We sent an 8-digit code to ${email}`)).toBeVisible();
+    await expect(page.getByText(`We sent a 12-character code to ${email}`)).toBeVisible();
     await snap(page, "signup-code");
 
     // A wrong code is refused inline.
-    await page.getByLabel("Confirmation code").fill("00000000");
+    await page.getByLabel("Confirmation code").fill("0000-0000-0000");
     await page.getByRole("button", { name: "Confirm and sign in" }).click();
     await expect(page.getByRole("main").getByRole("alert")).toContainText("Confirmation code not found.");
 

@@ -7,7 +7,8 @@ import { Alert, Button, TextField } from "@/components/ui";
 
 /**
  * Sign-up in two steps, as the API has them: e-mail and password (a code is mailed), then the
- * eight-digit code. Once confirmed, the user is signed in with the same credentials.
+ * mailed code (12 characters, shown as XXXX-XXXX-XXXX; dashes and case do not matter). The code
+ * goes with the e-mail, so wrong tries count against it and a few void it. Once confirmed, the user is signed in with the same credentials.
  */
 export function SignUpForm() {
   const [step, setStep] = useState<"account" | "code">("account");
@@ -43,7 +44,7 @@ export function SignUpForm() {
       const { sessionId } = await apiFetch<{ sessionId: string }>("/api/user/", {
         method: "POST",
         action: "confirm",
-        json: { code: code.trim() },
+        json: { code: code.trim(), email },
       });
       // The confirmation opens an API session the dashboard does not use: end it, then sign in.
       await apiFetch("/api/user/", { method: "POST", action: "logout", headers: { authorization: `SessionId ${sessionId}` } }).catch(() => {});
@@ -73,22 +74,23 @@ export function SignUpForm() {
   if (step === "code")
     return (
       <form onSubmit={confirm} className="space-y-4">
-        {notice && <Alert tone="info">{notice}. We sent an 8-digit code to {email}.</Alert>}
+        {notice && <Alert tone="info">{notice}. We sent a 12-character code to {email}.</Alert>}
         {generalError && <Alert>{generalError}</Alert>}
         <TextField
           label="Confirmation code"
           name="code"
-          inputMode="numeric"
           autoComplete="one-time-code"
-          pattern="[0-9]{8}"
-          maxLength={8}
+          autoCapitalize="characters"
+          spellCheck={false}
+          placeholder="XXXX-XXXX-XXXX"
+          maxLength={16}
           required
           autoFocus
           value={code}
-          onChange={(e) => setCode(e.target.value.replace(/\D/g, ""))}
+          onChange={(e) => setCode(e.target.value.toUpperCase().replace(/[^0-9A-Z -]/g, ""))}
           error={fieldError("code")}
         />
-        <Button type="submit" className="w-full" disabled={busy || signingIn || code.length !== 8}>
+        <Button type="submit" className="w-full" disabled={busy || signingIn || code.replace(/[\s-]/g, "").length !== 12}>
           {busy || signingIn ? "Confirming..." : "Confirm and sign in"}
         </Button>
         <div className="flex flex-wrap justify-between gap-2 text-sm">

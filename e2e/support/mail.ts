@@ -44,9 +44,9 @@ export async function waitForMail(to: string, options: { since?: number; timeout
   }
 }
 
-/** The 8-digit sign-up confirmation code of a mail. */
+/** The sign-up confirmation code of a mail, as shown (`XXXX-XXXX-XXXX`). */
 export function confirmationCode(mail: Mail): string {
-  const code = /\b(\d{8})\b/.exec(mail.text || mail.html)?.[1];
-  if (!code) throw new Error(`No 8-digit code in the mail "${mail.subject}": ${mail.text.slice(0, 300)}`);
+  const code = /\b([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4})\b/.exec(mail.text || mail.html)?.[1];
+  if (!code) throw new Error(`No sign-up code in the mail "${mail.subject}": ${mail.text.slice(0, 300)}`);
   return code;
 }

@@ -20,8 +20,11 @@ export async function signInAction(_previous: SignInState, form: FormData): Prom
     return {};
   } catch (error) {
     // A successful sign-in "throws" Next's redirect; only next-auth's own errors are failures.
-    if (error instanceof AuthError)
+    if (error instanceof AuthError) {
+      if (error.type === "CredentialsSignin" && (error as { code?: string }).code === "too_many_attempts")
+        return { error: "Too many attempts, try again later.", email };
       return { error: error.type === "CredentialsSignin" ? "Wrong credentials provided." : "Sign-in failed. Try again.", email };
+    }
     throw error;
   }
 }

@@ -30,7 +30,16 @@ function parseCookies(header: string): Map<string, string> {
     const index = part.indexOf("=");
     if (index < 0) continue;
     const name = part.slice(0, index).trim();
-    if (!cookies.has(name)) cookies.set(name, decodeURIComponent(part.slice(index + 1).trim()));
+    if (!cookies.has(name)) cookies.set(name, decodeCookieValue(part.slice(index + 1).trim()));
   }
   return cookies;
+}
+
+/** A malformed escape (`a=%%%`) is kept as written: someone else's cookie must not break our calls. */
+function decodeCookieValue(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }

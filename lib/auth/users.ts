@@ -1,12 +1,17 @@
-import { randomInt } from "node:crypto";
 import { conflict, notFound, unauthorized, validationError } from "../errors";
 import { prisma } from "../db/pool";
+import { query, queryOne, transaction } from "../db/query";
+import { sql } from "../db/sql";
+import { assertFailuresUnder, countFailure, guessingLimits, type Client } from "../rate-limits/guessing-limits";
+import { clearLimit, countAttempt } from "../rate-limits/rate-limiter";
+import { rateLimitConfig } from "../rate-limits/rate-limit-config";
 import { sendMail } from "../mail/send-mail";
 import { signupConfirmationMail } from "../mail/templates";
 import { whileNarrowingAccess } from "./auth-cache";
-import { hashPassword, verifyPassword } from "./password";
+import { hashPassword, UNUSABLE_HASH, verifyPassword } from "./password";
 import { generateId, hashSecret, randomSecret } from "./secrets";
 import { isValidEmail, normalizeEmail } from "./email";
+import { formatSignupCode, newSignupCode, normalizeSignupCode } from "./signup-code";
 
 /** Accounts: sign-up with a mailed code, confirmation, sessions (CONTRACT §2). */
 export interface PublicUser {
@@ -18,10 +23,14 @@ export interface PublicUser {
 const SESSION_TTL_MS = 30 * 24 * 3600 * 1000;
 const CODE_TTL_MS = 24 * 3600 * 1000;
 const MIN_PASSWORD = 8;
+/** Callers without a network address (the CLI, start-up): only per-address limits apply. */
+const NO_CLIENT: Client = { address: undefined };
 
-export async function signUp(input: Record<string, unknown>): Promise<void> {
+export async function signUp(input: Record<string, unknown>, client: Client = NO_CLIENT): Promise<void> {
   const email = requireEmail(input.email);
   const password = requirePassword(input.password);
+  // Every sign-up mails a code and costs a hash: counted per address and per client, taken or not.
+  await countAttempt([guessingLimits.signUpAddress(email), ...guessingLimits.signUpIp(client)]);
   const db = prisma();
   const existing = await db.user.findUnique({ where: { email } });
   if (existing?.confirmedAt) throw conflict("User already exists.");
@@ -31,35 +40,87 @@ export async function signUp(input: Record<string, unknown>): Promise<void> {
   const user = existing
     ? await db.user.update({ where: { id: existing.id }, data: { passwordHash, name } })
     : await db.user.create({ data: { id: generateId(), email, passwordHash, name } });
-  const code = confirmationCode();
-  await db.signupCode.create({
-    data: { codeHash: hashSecret(code), userId: user.id, expiresAt: new Date(Date.now() + CODE_TTL_MS) },
-  });
-  await sendMail({ to: email, ...signupConfirmationMail({ code }) });
-}
-
-/** Confirms a sign-up code and opens the first session. */
-export async function confirmSignUp(input: Record<string, unknown>): Promise<{ sessionId: string }> {
-  if (typeof input.code !== "string" || !input.code.trim()) throw notFound("Confirmation code not found.");
-  const db = prisma();
-  const record = await db.signupCode.findUnique({ where: { codeHash: hashSecret(input.code.trim()) } });
-  if (!record || record.expiresAt < new Date()) throw notFound("Confirmation code not found.");
-  const user = await db.user.findUnique({ where: { id: record.userId } });
-  if (!user) throw notFound("Confirmation code not found.");
-  if (record.usedAt || user.confirmedAt) throw conflict("User already exists.");
+  const code = newSignupCode();
+  // One live code per address: a new sign-up replaces the old code (and its count of wrong tries).
   await db.$transaction([
-    db.signupCode.update({ where: { codeHash: record.codeHash }, data: { usedAt: new Date() } }),
-    db.user.update({ where: { id: user.id }, data: { confirmedAt: new Date() } }),
+    db.signupCode.deleteMany({ where: { userId: user.id } }),
+    db.signupCode.create({ data: { codeHash: hashSecret(code), userId: user.id, expiresAt: new Date(Date.now() + CODE_TTL_MS) } }),
   ]);
-  return { sessionId: await openSession(user.id) };
+  await sendMail({ to: email, ...signupConfirmationMail({ code: formatSignupCode(code) }) });
 }
 
-export async function logIn(input: Record<string, unknown>): Promise<{ sessionId: string; user: PublicUser }> {
+interface CodeRow {
+  code_hash: string;
+  user_id: string;
+  used_at: Date | null;
+  confirmed_at: Date | null;
+}
+
+/**
+ * Confirms a sign-up code and opens the first session. `{code}` alone is the contract's shape;
+ * with `email` as well, a wrong code counts against that address's code, which dies after
+ * `ARCA_RATE_LIMIT_CODE_TRIES` wrong tries (the check and the count are one statement, so
+ * parallel guesses cannot slip past it). Every wrong code counts against the client's address.
+ */
+export async function confirmSignUp(input: Record<string, unknown>, client: Client = NO_CLIENT): Promise<{ sessionId: string }> {
+  const notFoundError = () => notFound("Confirmation code not found.");
+  await assertFailuresUnder(client);
+  const code = typeof input.code === "string" ? normalizeSignupCode(input.code) : undefined;
+  const codeHash = code ? hashSecret(code) : "";
+  const maxTries = rateLimitConfig().codeTries || Number.MAX_SAFE_INTEGER;
+  let row: CodeRow | undefined;
+  if (typeof input.email === "string" && input.email.trim()) {
+    const tried = await queryOne<CodeRow & { matched: boolean }>(
+      sql`UPDATE signup_codes c
+          SET failed_attempts = c.failed_attempts + CASE WHEN c.code_hash = ${codeHash} THEN 0 ELSE 1 END
+          FROM users u
+          WHERE u.email = ${normalizeEmail(input.email)} AND c.user_id = u.id
+            AND c.expires_at > now() AND c.failed_attempts < ${maxTries}
+          RETURNING c.code_hash, c.user_id, c.used_at, u.confirmed_at, c.code_hash = ${codeHash} AS matched`,
+    );
+    if (tried?.matched) row = tried;
+  } else if (code) {
+    row = await queryOne<CodeRow>(
+      sql`SELECT c.code_hash, c.user_id, c.used_at, u.confirmed_at
+          FROM signup_codes c JOIN users u ON u.id = c.user_id
+          WHERE c.code_hash = ${codeHash} AND c.expires_at > now() AND c.failed_attempts < ${maxTries}`,
+    );
+  }
+  if (!row) {
+    await countFailure(client);
+    throw notFoundError();
+  }
+  if (row.used_at || row.confirmed_at) throw conflict("User already exists.");
+  const confirmed = await transaction(async (db) => {
+    const used = await query(sql`UPDATE signup_codes SET used_at = now() WHERE code_hash = ${row.code_hash} AND used_at IS NULL RETURNING 1`, db);
+    if (!used.length) return false;
+    await query(sql`UPDATE users SET confirmed_at = now() WHERE id = ${row.user_id} AND confirmed_at IS NULL`, db);
+    return true;
+  });
+  if (!confirmed) throw conflict("User already exists.");
+  return { sessionId: await openSession(row.user_id) };
+}
+
+/**
+ * Opens a session for the right password. Wrong passwords count per address and per client; an
+ * address past its limit is refused even the right password until the window ends (that is the
+ * point of the limit); a successful login clears the address's count.
+ */
+export async function logIn(input: Record<string, unknown>, client: Client = NO_CLIENT): Promise<{ sessionId: string; user: PublicUser }> {
   const wrong = unauthorized("Wrong credentials provided.");
   if (typeof input.email !== "string" || typeof input.password !== "string") throw wrong;
-  const user = await prisma().user.findUnique({ where: { email: normalizeEmail(input.email) } });
-  if (!user || !user.confirmedAt || !(await verifyPassword(input.password, user.passwordHash))) throw wrong;
-  return { sessionId: await openSession(user.id), user: publicUser(user) };
+  const email = normalizeEmail(input.email);
+  const addressLimit = guessingLimits.loginAddress(email);
+  await assertFailuresUnder(client, [addressLimit]);
+  const user = await prisma().user.findUnique({ where: { email } });
+  const usable = Boolean(user?.confirmedAt);
+  const matches = await verifyPassword(input.password, usable ? user!.passwordHash : UNUSABLE_HASH);
+  if (!usable || !matches) {
+    await countFailure(client, [addressLimit]);
+    throw wrong;
+  }
+  await clearLimit(addressLimit.key);
+  return { sessionId: await openSession(user!.id), user: publicUser(user!) };
 }
 
 export async function logOut(sessionId: string): Promise<void> {
@@ -138,9 +199,4 @@ function requirePassword(value: unknown): string {
       { property: "password", message: `Password must be ${MIN_PASSWORD} to 1024 characters` },
     ]);
   return value;
-}
-
-/** Eight digits: typed by a person from an e-mail; one-time and expiring. */
-function confirmationCode(): string {
-  return String(randomInt(100_000_000)).padStart(8, "0");
 }

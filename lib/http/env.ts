@@ -1,5 +1,6 @@
 import type { Credentials } from "../auth/authenticate";
 import type { Principal } from "../auth/principal";
+import type { Client } from "../rate-limits/guessing-limits";
 import type { ProjectView } from "../projects/project";
 
 /** What the pipeline learns about a request, shared by every route of the API app. */
@@ -8,6 +9,8 @@ export interface ApiEnv {
     /** The project named by the host or X-Project, before it is looked up. */
     projectId: string | undefined;
     credentials: Credentials;
+    /** The client's network address, for per-IP limits (lib/rate-limits/client-address.ts). */
+    client: Client;
     /** Set by `requireProject` once the project and principal are known. */
     project: ProjectView;
     principal: Principal;

@@ -1,18 +1,44 @@
 import type { Context, MiddlewareHandler } from "hono";
+import type { IncomingMessage } from "node:http";
 import { authenticateProjectRequest, type Credentials } from "../auth/authenticate";
 import { sessionIdFromCookies } from "../auth/dashboard-session";
 import { config } from "../config";
-import { forbidden, notFound } from "../errors";
+import { AppError, notFound } from "../errors";
+import { publicOrigin } from "../members/public-url";
+import { clientAddress } from "../rate-limits/client-address";
+import { assertAddressNotBlocked, countFailure } from "../rate-limits/guessing-limits";
+import { rateLimitConfig } from "../rate-limits/rate-limit-config";
 import type { ApiEnv } from "./env";
+import { errorResponse } from "./errors";
 
 /**
- * First middleware: which project the host (or X-Project) names, and which credentials came.
- * Nothing is looked up yet, so account routes on the bare host pay for no project query.
+ * First middleware: which project the host (or X-Project) names, which credentials came, and
+ * from which network address. Nothing is looked up yet, so account routes on the bare host pay
+ * for no project query.
+ *
+ * It also counts failed token and session checks per client address: a request that presented
+ * credentials that were not recognised and ends 401 is one failure; past the limit such requests answer 429 (with
+ * Retry-After) until the window ends, valid credentials included, so a guess cannot be confirmed.
  */
 export const readRequestContext: MiddlewareHandler<ApiEnv> = async (c, next) => {
   c.set("projectId", projectFromHost(c.req.header("host"), config().baseDomain) ?? headerProject(c));
-  c.set("credentials", await readCredentials(c));
+  const client = { address: requestAddress(c) };
+  c.set("client", client);
+  const credentials = await readCredentials(c);
+  c.set("credentials", credentials);
+  if (!credentials) return next();
+  assertAddressNotBlocked(client);
   await next();
+  // A principal resolved means the credentials were good (a token refused by `/api/info/` is no guess).
+  if (c.res.status === 401 && !c.get("principal")) {
+    try {
+      await countFailure(client);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      c.res = undefined;
+      c.res = errorResponse(c, error);
+    }
+  }
 };
 
 /** Project routes: resolves project and principal (404, 401, 403 in that order). */
@@ -38,6 +64,15 @@ function headerProject(c: Context): string | undefined {
   return c.req.header("x-project")?.trim().toLowerCase() || undefined;
 }
 
+function requestAddress(c: Context): string | undefined {
+  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  return clientAddress({
+    socketAddress: incoming?.socket?.remoteAddress,
+    forwardedFor: c.req.header("x-forwarded-for"),
+    trustProxy: rateLimitConfig().trustProxy,
+  });
+}
+
 async function readCredentials(c: Context): Promise<Credentials> {
   const authorization = c.req.header("authorization");
   if (authorization) {
@@ -48,22 +83,42 @@ async function readCredentials(c: Context): Promise<Credentials> {
         : { kind: "token", secret: match[2] };
     }
   }
-  const queryToken = c.req.query("token");
+  // Parameter names are percent-decoded (`?%74oken=` is `?token=`); redaction decodes them too.
+  const queryToken = new URL(c.req.url).searchParams.get("token");
   if (queryToken) return { kind: "token", secret: queryToken };
+  // Cookies ride along on requests other sites make: the dashboard's counts only from its origin.
+  if (!cookieMayAuthorize(c)) return undefined;
   const sessionId = await sessionIdFromCookies(c.req.header("cookie"));
-  if (!sessionId) return undefined;
-  // Cookies ride along on requests other sites make; a write may use them only from our origin.
-  if (!SAFE_METHODS.has(c.req.method) && !isSameOrigin(c)) throw forbidden("Cross-origin request refused");
-  return { kind: "session", sessionId };
+  return sessionId ? { kind: "session", sessionId } : undefined;
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-function isSameOrigin(c: Context): boolean {
+/**
+ * CONTRACT §1 (CSRF): `Origin` equal to the dashboard's origin, or `Sec-Fetch-Site: same-origin`,
+ * or a safe method with neither header (old browsers, links typed by hand). Anything else,
+ * unsafe methods without either header included, leaves the cookie out: no credentials.
+ */
+function cookieMayAuthorize(c: Context): boolean {
   const origin = c.req.header("origin");
-  if (!origin) return c.req.header("sec-fetch-site") !== "cross-site";
+  const fetchSite = c.req.header("sec-fetch-site");
+  if (origin !== undefined && isDashboardOrigin(origin, c.req.header("host"))) return true;
+  if (fetchSite?.trim().toLowerCase() === "same-origin") return true;
+  return origin === undefined && fetchSite === undefined && SAFE_METHODS.has(c.req.method);
+}
+
+/** The origin the cookie was set for: the host this request went to, or ARCA_PUBLIC_URL's. */
+function isDashboardOrigin(origin: string, host: string | undefined): boolean {
+  let parsed: URL;
   try {
-    return new URL(origin).host === c.req.header("host");
+    parsed = new URL(origin);
+  } catch {
+    return false; // `Origin: null` (sandboxed frames, redirects across sites) and garbage
+  }
+  if (parsed.origin !== origin.trim().replace(/\/$/, "")) return false;
+  if (host && parsed.host === host.toLowerCase()) return true;
+  try {
+    return parsed.origin === new URL(publicOrigin()).origin;
   } catch {
     return false;
   }

@@ -12,6 +12,7 @@ import { lockMember, memberRow, selectMemberForUpdate } from "./member-lock";
 import { memberView, type MemberView } from "./member";
 import { writeNotification } from "./notifications";
 import { invitationLink } from "./public-url";
+import { assertFailuresUnder, countFailure, type Client } from "../rate-limits/guessing-limits";
 
 /**
  * One-time invitation links (`/invite/<token>`): the token is random, stored only as its hash,
@@ -22,6 +23,7 @@ import { invitationLink } from "./public-url";
 export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 
 const MIN_PASSWORD = 8;
+const NO_CLIENT: Client = { address: undefined };
 
 export type InvitationState = "valid" | "expired" | "used";
 
@@ -87,8 +89,8 @@ export async function sendInvitationMail(input: {
 }
 
 /** What the invitation page shows; 404 for a token that never existed or was replaced. */
-export async function readInvitation(token: string): Promise<InvitationInfo> {
-  const invitation = await findInvitation(token);
+export async function readInvitation(token: string, requester: Client = NO_CLIENT): Promise<InvitationInfo> {
+  const invitation = await findInvitation(token, requester);
   const user = await prisma().user.findUnique({ where: { email: invitation.email } });
   return {
     project: { _id: invitation.project_id, name: invitation.project_name },
@@ -107,8 +109,9 @@ export async function readInvitation(token: string): Promise<InvitationInfo> {
 export async function acceptInvitation(
   token: string,
   input: { user?: PublicUser; password?: unknown; name?: unknown },
+  requester: Client = NO_CLIENT,
 ): Promise<AcceptedInvitation> {
-  const found = await findInvitation(token);
+  const found = await findInvitation(token, requester);
   assertUsable(found);
   let passwordHash: string | undefined;
   if (input.user) {
@@ -166,8 +169,8 @@ export async function acceptInvitation(
  * "Send me a new link": mails a fresh link to the invited address (and only there), replacing
  * this one. Works on an expired link; a used one has nothing left to resend.
  */
-export async function resendInvitation(token: string): Promise<{ email: string }> {
-  const found = await findInvitation(token);
+export async function resendInvitation(token: string, requester: Client = NO_CLIENT): Promise<{ email: string }> {
+  const found = await findInvitation(token, requester);
   if (found.used_at) throw conflict("Invitation has already been used.");
   const issued = await transaction(async (client) => {
     await lockMember(client, found.project_id, found.email);
@@ -192,13 +195,23 @@ export async function resendInvitation(token: string): Promise<{ email: string }
   return { email: found.email };
 }
 
-async function findInvitation(token: string): Promise<InvitationRecord> {
-  if (!token) throw invitationNotFound();
-  const invitation = await queryOne<InvitationRecord>(
-    sql`SELECT i.*, p.name AS project_name FROM invitations i JOIN projects p ON p.id = i.project_id
-        WHERE i.token_hash = ${hashSecret(token)}`,
-  );
-  if (!invitation) throw invitationNotFound();
+/**
+ * The invitation of a link. Links are 256-bit secrets, so guessing is hopeless; still, each
+ * unknown link counts as a failed guess of the requester's address (lib/rate-limits), and an
+ * address past its limit is refused (429) before the lookup.
+ */
+async function findInvitation(token: string, requester: Client): Promise<InvitationRecord> {
+  await assertFailuresUnder(requester);
+  const invitation = token
+    ? await queryOne<InvitationRecord>(
+        sql`SELECT i.*, p.name AS project_name FROM invitations i JOIN projects p ON p.id = i.project_id
+            WHERE i.token_hash = ${hashSecret(token)}`,
+      )
+    : undefined;
+  if (!invitation) {
+    await countFailure(requester);
+    throw invitationNotFound();
+  }
   return invitation;
 }
 

@@ -16,11 +16,16 @@ export async function signUpUser(server: TestServer, email = uniqueEmail(), pass
   const signUp = await server.request("/api/user/", { json: { email, password } });
   expect(signUp.status, signUp.text).toBe(201);
   const mail = await server.smtp.waitForMail((m) => m.to.includes(email));
-  const code = /\b(\d{8})\b/.exec(mail.text)?.[1];
+  const code = confirmationCodeOf(mail.text);
   expect(code, mail.text).toBeDefined();
   const confirm = await server.request("/api/user/", { action: "confirm", json: { code } });
   expect(confirm.status, confirm.text).toBe(200);
   return { email, password, session: confirm.body.sessionId };
+}
+
+/** The grouped sign-up code (`XXXX-XXXX-XXXX`) of a confirmation mail's text. */
+export function confirmationCodeOf(text: string): string | undefined {
+  return /\b([0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4})\b/.exec(text)?.[1];
 }
 
 export async function createProject(server: TestServer, session: string, id = uniqueProjectId(), body: Record<string, unknown> = {}): Promise<string> {

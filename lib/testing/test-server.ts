@@ -50,6 +50,10 @@ export async function startTestServer(): Promise<TestServer> {
   process.env.ARCA_DATA_DIR = dataDir;
   process.env.SMTP_URL = smtp.url;
   process.env.ARCA_SECRET ??= "test-secret-for-dashboard-cookies";
+  // Every test file calls from 127.0.0.1 into one shared database: per-IP guessing limits would
+  // add up across the suite. Tests of the limits set them (and ARCA_TRUST_PROXY) before starting.
+  process.env.ARCA_RATE_LIMIT_FAILURES_PER_IP ??= "0";
+  process.env.ARCA_RATE_LIMIT_SIGNUP_PER_IP ??= "0";
   resetConfig();
   connectDatabase(process.env.DATABASE_URL);
   const server = await startServer({ port: 0, withDashboard: false });

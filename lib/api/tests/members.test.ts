@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createProject, createToken, ownerWithProject, signUpUser, uniqueEmail } from "../../testing/fixtures";
+import { confirmationCodeOf, createProject, createToken, ownerWithProject, signUpUser, uniqueEmail } from "../../testing/fixtures";
 import { invitationToken, NOTIFICATIONS, sqlQuery, USERS } from "../../testing/member-fixtures";
 import { startTestServer, type TestServer } from "../../testing/test-server";
 
@@ -176,7 +176,7 @@ describe("_users", () => {
     // The address signs up on its own before following the link.
     expect((await server.request("/api/user/", { json: { email, password: "password-123" } })).status).toBe(201);
     const confirmation = await server.smtp.waitForMail((m) => m.to.includes(email) && /Confirm/.test(m.subject));
-    const code = /\b(\d{8})\b/.exec(confirmation.text)![1];
+    const code = confirmationCodeOf(confirmation.text)!;
     const account = { session: (await server.request("/api/user/", { action: "confirm", json: { code } })).body.sessionId as string };
     expect((await server.request(`/api/invitations/${token}/`)).body.has_account).toBe(true);
     const withPassword = await server.request(`/api/invitations/${token}/`, { action: "accept", json: { password: "password-999" } });
