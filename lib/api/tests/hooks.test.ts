@@ -4,6 +4,7 @@ import { Webhook } from "standardwebhooks";
 import { apiSuite } from "../../testing/api-suite";
 import { ownerWithProject } from "../../testing/fixtures";
 import { startHookReceiver, type HookReceiver } from "../../testing/hook-receiver";
+import { form, PNG } from "./files-helpers";
 
 // The receiver listens on loopback, which hooks refuse unless the operator allows it.
 process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
@@ -164,6 +165,20 @@ describe("deliveries", () => {
     expect(new Set(items.map((i) => i.id))).toEqual(new Set(got.map((r) => r.headers["x-hook-operation-id"])));
     expect(items[0]).toMatchObject({ hook_id: hook._id, collection: c, attempt: 1, status: "success", error: null, response: { status_code: 204 } });
     expect(Object.keys(items[0]).sort()).toEqual(["attempt", "collection", "date_created", "document_id", "error", "hook_id", "id", "request", "response", "status", "trigger"]);
+  });
+
+  it("file uploads onto a document and deleting its _files record trigger deliveries", async () => {
+    const c = unique("files");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/files` });
+    const uploaded = await t.server.request(docs(c), as({ body: form([["_id", '"f"'], ["photo", PNG, "dot.png"]]) }));
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const fileId = uploaded.body.photo._id;
+    expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as({ method: "DELETE" }))).status).toBe(204);
+    const got = await receiver.waitFor(2, 10_000, forHook(hook._id));
+    const bodies = got.map((r) => [r.headers["x-hook-trigger"], JSON.parse(r.body).payload]);
+    expect(bodies[0][0]).toBe("created");
+    expect((bodies[0][1] as { photo: { _id: string; name: string } }).photo).toMatchObject({ _id: fileId, name: "dot.png" });
+    expect(bodies[1]).toEqual(["updated", { _id: "f" }]);
   });
 
   it("signs the body (X-Hook-Signature and Standard Webhooks), sends a bare document with an empty wrapper, no body for GET", async () => {
