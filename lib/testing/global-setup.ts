@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
@@ -13,6 +14,8 @@ import { migrate } from "../db/migrate";
 declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
+    /** A real S3 endpoint (Ceph RGW) for the S3 blob store's tests. */
+    s3Endpoint: string;
   }
 }
 
@@ -42,6 +45,30 @@ export async function setup(project: TestProject) {
   url.pathname = `/${database}`;
   await migrate(url.toString(), path.resolve("prisma/migrations"));
   project.provide("databaseUrl", url.toString());
+  project.provide("s3Endpoint", await startS3());
+}
+
+/**
+ * ARCA_TEST_S3_ENDPOINT's server when given (keys: those of scripts/s3/start-s3.sh), else a
+ * single-node Ceph RGW under .test-data/ceph-s3 (Debian's radosgw, ceph-mon, ceph-osd; .ci/run
+ * installs them). Without either the S3 tests fail: they are never skipped.
+ */
+let stopS3 = async () => {};
+async function startS3(): Promise<string> {
+  if (process.env.ARCA_TEST_S3_ENDPOINT) return process.env.ARCA_TEST_S3_ENDPOINT;
+  const port = Number(process.env.ARCA_TEST_S3_PORT || 7489);
+  const env = { ...process.env, CEPH_BASE: path.resolve(".test-data/ceph-s3"), RGW_PORT: String(port) };
+  try {
+    execFileSync("bash", [path.resolve("scripts/s3/start-s3.sh")], { env, stdio: "pipe" });
+  } catch (error) {
+    const output = String((error as { stderr?: Buffer }).stderr ?? "") + String((error as { stdout?: Buffer }).stdout ?? "");
+    console.error(`global setup: could not start Ceph RGW for the S3 tests (apt-get install radosgw ceph-mon ceph-osd):\n${output.slice(-2000)}`);
+    return "http://127.0.0.1:1";
+  }
+  stopS3 = async () => {
+    execFileSync("bash", [path.resolve("scripts/s3/stop-s3.sh")], { env, stdio: "ignore" });
+  };
+  return `http://127.0.0.1:${port}`;
 }
 
 export async function teardown() {
@@ -50,4 +77,5 @@ export async function teardown() {
   await admin.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
   await admin.end();
   await server?.stop();
+  await stopS3().catch(() => {});
 }
