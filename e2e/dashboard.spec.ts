@@ -158,10 +158,10 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
   });
 
   await test.step("the token works from outside the browser", async () => {
-    const info = await api("/api/info/", { token: secret, project: projectId });
+    const info = await api("/api/collections/", { token: secret, project: projectId });
     expect(info.status).toBe(200);
-    expect(info.body).toMatchObject({ _id: projectId, name: renamed });
-    const anonymous = await api("/api/info/", { project: projectId });
+    expect(Array.isArray(info.body.items)).toBe(true);
+    const anonymous = await api("/api/collections/", { project: projectId });
     expect(anonymous.status).toBe(401);
     expect(anonymous.body).toEqual({ message: "Not authorized" });
   });
@@ -170,7 +170,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     const list = page.getByRole("list", { name: "Tokens" });
     await list.getByRole("button", { name: "Deactivate token website" }).click();
     await expect(list.getByRole("button", { name: "Activate token website", exact: true })).toBeVisible();
-    expect((await api("/api/info/", { token: secret, project: projectId })).status).not.toBe(200);
+    expect((await api("/api/collections/", { token: secret, project: projectId })).status).not.toBe(200);
     await snap(page, "tokens-list");
 
     await list.getByRole("button", { name: "Delete token website" }).click();
@@ -178,7 +178,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await dialog.getByRole("button", { name: "Delete token" }).click();
     await expect(dialog).toBeHidden();
     await expect(page.getByText("No tokens yet.")).toBeVisible();
-    expect((await api("/api/info/", { token: secret, project: projectId })).status).toBe(401);
+    expect((await api("/api/collections/", { token: secret, project: projectId })).status).toBe(401);
   });
 
   await test.step("sign out ends the API session and protects the pages", async () => {

@@ -10,7 +10,7 @@ test("a third user sees none of another user's projects", async ({ page }) => {
   const owner = await signUpViaApi(uniqueEmail("alice"), password);
   await createProjectViaApi(owner, privateId, "Alice's private project");
   const ownerToken = await createTokenViaApi(owner, privateId, { allow: { all: true } });
-  expect((await api("/api/info/", { token: ownerToken, project: privateId })).status).toBe(200);
+  expect((await api("/api/collections/", { token: ownerToken, project: privateId })).status).toBe(200);
 
   const strangerEmail = uniqueEmail("mallory");
   await signUpViaApi(strangerEmail, password);
@@ -36,7 +36,7 @@ test("a third user sees none of another user's projects", async ({ page }) => {
   expect(patch.status()).toBe(404);
   const tokens = await page.request.get("/api/collections/_tokens/documents/", { headers: { "x-project": privateId } });
   expect([401, 403, 404]).toContain(tokens.status());
-  const info = await api("/api/info/", { token: ownerToken, project: privateId });
+  const info = await api("/api/info/", { session: owner, project: privateId });
   expect(info.body.name).toBe("Alice's private project");
 });
 

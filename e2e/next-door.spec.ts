@@ -56,11 +56,11 @@ test.describe("the Next door", () => {
       const unknown = await api("/api/nope/", { base });
       expect(unknown, base).toEqual({ status: 404, body: { message: "Page not found" } });
 
-      const info = await api("/api/info/", { base, token, project });
+      const info = await api("/api/collections/", { base, token, project });
       expect(info.status, base).toBe(200);
-      expect(info.body._id).toBe(project);
+      expect(Array.isArray(info.body.items)).toBe(true);
 
-      const withoutSlash = await api("/api/info", { base, token, project });
+      const withoutSlash = await api("/api/collections", { base, token, project });
       expect(withoutSlash.status, base).toBe(200);
 
       const me = await api("/api/user/", { base, session });

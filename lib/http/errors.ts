@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { redactUrl } from "../auth/redact-credentials";
 import { AppError, fromDatabaseError } from "../errors";
 
 /** The single place where errors become the contract's `{ message, errors? }` bodies. */
@@ -25,7 +26,5 @@ function isClientAbort(error: unknown): boolean {
   return name === "AbortError" || code === "ECONNRESET" || code === "ERR_STREAM_PREMATURE_CLOSE";
 }
 
-/** Secrets in URLs (`?token=`) never reach the log. */
-export function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&]*/gi, "$1[redacted]");
-}
+/** Secrets in URLs (`?token=`, however encoded) never reach the log (lib/auth/redact-credentials.ts). */
+export { redactUrl };

@@ -1,3 +1,4 @@
+import { REDACTED, redactHeader, redactUrl } from "../auth/redact-credentials";
 import { generateId } from "../auth/secrets";
 import { pool } from "../db/pool";
 import { query, type Queryable } from "../db/query";
@@ -49,6 +50,8 @@ export function enqueueDebugCall(projectId: string, call: DebugCall): void {
   const dateCreated = new Date(call.started);
   const request = { method: call.method, url: redactUrl(call.url), headers: redactHeaders(call.requestHeaders), ...debugBody(call.requestBody) };
   const response = { status_code: call.statusCode, headers: redactHeaders(call.responseHeaders), ...debugBody(call.responseBody), time_took: call.timeTook };
+  // A token created through `_tokens` shows its secret once, in the answer: not in `_debug`.
+  if (/\/_tokens(\/|$)/.test(new URL(call.url, "http://x").pathname)) redactTokenSecrets(response);
   state.queue.push({ projectId, dateCreated, record: { _id: generateId(), date_created: formatFileDate(dateCreated), request, response } });
   if (state.queue.length > QUEUE_LIMIT) {
     state.queue.splice(0, state.queue.length - QUEUE_LIMIT);
@@ -119,19 +122,26 @@ export async function countDebugRecords(projectId: string): Promise<number> {
   return rows[0]?.n ?? 0;
 }
 
-const REDACTED = "[redacted]";
-const SECRET_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie"]);
-
+/** Credentials in every form (Authorization, cookies, `?token=` decoded), lib/auth/redact-credentials.ts. */
 function redactHeaders(headers: Headers): Record<string, string> {
   const result: Record<string, string> = {};
   headers.forEach((value, name) => {
-    result[name] = SECRET_HEADERS.has(name.toLowerCase()) ? REDACTED : value;
+    result[name] = redactHeader(name, value);
   });
   return result;
 }
 
-function redactUrl(url: string): string {
-  return url.replace(/([?&]token=)[^&#]*/gi, `$1${REDACTED}`);
+function redactTokenSecrets(response: { body: unknown }): void {
+  const redact = (value: unknown) => {
+    if (value && typeof value === "object" && !Array.isArray(value) && "token" in value) (value as Record<string, unknown>).token = REDACTED;
+  };
+  if (Array.isArray(response.body)) response.body.forEach(redact);
+  else if (typeof response.body === "string") response.body = response.body.replace(/("token"\s*:\s*")[^"]*"/g, `$1${REDACTED}"`);
+  else {
+    redact(response.body);
+    const items = (response.body as { items?: unknown } | null)?.items;
+    if (Array.isArray(items)) items.forEach(redact);
+  }
 }
 
 /**

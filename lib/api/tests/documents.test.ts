@@ -170,7 +170,7 @@ describe("counters and the outbox", () => {
       [t.owner.project],
     );
     expect(Number(rows[0].size)).toBe(Number(rows[0].actual));
-    const info = await t.server.request("/api/info/", as());
+    const info = await t.server.request("/api/info/", { project: t.owner.project, session: t.owner.session });
     expect(info.body.status.data_size).toBe(Number(rows[0].actual));
   });
 

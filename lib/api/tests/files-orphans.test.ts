@@ -17,7 +17,7 @@ async function projectKeepingFiles(ttl: string) {
     json: { settings: { delete_files: false, orphan_files_ttl: ttl } },
   });
   expect(patch.status).toBe(200);
-  return { owner, as: { project: owner.project, token: owner.token } };
+  return { owner, as: { project: owner.project, token: owner.token }, people: { project: owner.project, session: owner.session } };
 }
 
 async function attach(as: { project: string; token: string }, collection: string, id: string, text: string): Promise<string> {
@@ -31,16 +31,16 @@ async function attach(as: { project: string; token: string }, collection: string
 
 describe("files of deleted documents with delete_files off", () => {
   it("stay readable and counted while the TTL is unset", async () => {
-    const { as } = await projectKeepingFiles("");
+    const { as, people } = await projectKeepingFiles("");
     const fileId = await attach(as, "notes", "n1", "kept bytes");
-    const sizeBefore = (await t.server.request("/api/info/", as)).body.status.files_size;
+    const sizeBefore = (await t.server.request("/api/info/", people)).body.status.files_size;
     expect((await t.server.request("/api/collections/notes/documents/n1/", { ...as, method: "DELETE" })).status).toBe(204);
 
     const record = await t.server.request(`/api/collections/_files/documents/${fileId}/`, as);
     expect(record.status).toBe(200);
     expect(record.body.document_id).toBe("n1");
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/content/`, as)).text).toBe("kept bytes");
-    expect((await t.server.request("/api/info/", as)).body.status.files_size).toBe(sizeBefore);
+    expect((await t.server.request("/api/info/", people)).body.status.files_size).toBe(sizeBefore);
 
     await sweepOrphanFiles();
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(200);
@@ -49,7 +49,7 @@ describe("files of deleted documents with delete_files off", () => {
   });
 
   it("are swept once orphaned longer than the TTL, with their bytes and size", async () => {
-    const { as } = await projectKeepingFiles("1s");
+    const { as, people } = await projectKeepingFiles("1s");
     const fileId = await attach(as, "notes", "n2", "short-lived");
     await t.server.request("/api/collections/notes/", { ...as, method: "DELETE" });
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(200);
@@ -59,7 +59,7 @@ describe("files of deleted documents with delete_files off", () => {
     expect(deleted).toBeGreaterThanOrEqual(1);
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(404);
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/content/`, as)).status).toBe(404);
-    expect((await t.server.request("/api/info/", as)).body.status.files_size).toBe(0);
+    expect((await t.server.request("/api/info/", people)).body.status.files_size).toBe(0);
   });
 
   it("with delete_files on (the default) go with their document", async () => {

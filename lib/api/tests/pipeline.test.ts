@@ -23,24 +23,24 @@ describe("the request pipeline", () => {
   });
 
   it("serves a path with and without its trailing slash, never redirecting", async () => {
-    const withSlash = await server.request("/api/info/", { project: owner.project, token: owner.token });
-    const without = await server.request("/api/info", { project: owner.project, token: owner.token });
+    const withSlash = await server.request("/api/info/", { project: owner.project, session: owner.session });
+    const without = await server.request("/api/info", { project: owner.project, session: owner.session });
     expect(withSlash.status).toBe(200);
     expect(without.status).toBe(200);
     expect(without.body).toEqual(withSlash.body);
   });
 
   it("resolves the project from the host", async () => {
-    const response = await server.request("/api/info/", { host: `${owner.project}.localhost`, token: owner.token });
+    const response = await server.request("/api/info/", { host: `${owner.project}.localhost`, session: owner.session });
     expect(response.status).toBe(200);
     expect(response.body._id).toBe(owner.project);
     expect(response.body.status).toEqual({ files_size: 0, data_size: 0, is_active: true });
   });
 
   it("accepts Token, Bearer and ?token= credentials", async () => {
-    const bearer = await server.request("/api/info/", { project: owner.project, headers: { authorization: `Bearer ${owner.token}` } });
+    const bearer = await server.request("/api/collections/", { project: owner.project, headers: { authorization: `Bearer ${owner.token}` } });
     expect(bearer.status).toBe(200);
-    const query = await server.request(`/api/info/?token=${owner.token}`, { project: owner.project });
+    const query = await server.request(`/api/collections/?token=${owner.token}`, { project: owner.project });
     expect(query.status).toBe(200);
   });
 
@@ -93,6 +93,6 @@ describe("the request pipeline", () => {
       json: { status: { is_active: true } },
     });
     expect(on.status).toBe(200);
-    expect((await server.request("/api/info/", { project: owner.project, token: owner.token })).status).toBe(200);
+    expect((await server.request("/api/collections/", { project: owner.project, token: owner.token })).status).toBe(200);
   });
 });

@@ -69,11 +69,11 @@ describe("tokens", () => {
     const secret = created.body.token;
     const off = await server.request(`${base}temp/`, { method: "PATCH", project: owner.project, session: owner.session, json: { is_active: false } });
     expect(off.body.is_active).toBe(false);
-    expect((await server.request("/api/info/", { project: owner.project, token: secret })).status).toBe(401);
+    expect((await server.request("/api/collections/", { project: owner.project, token: secret })).status).toBe(401);
     await server.request(`${base}temp/`, { method: "PATCH", project: owner.project, session: owner.session, json: { is_active: true } });
-    expect((await server.request("/api/info/", { project: owner.project, token: secret })).status).toBe(200);
+    expect((await server.request("/api/collections/", { project: owner.project, token: secret })).status).toBe(200);
     expect((await server.request(`${base}temp/`, { method: "DELETE", project: owner.project, session: owner.session })).status).toBe(204);
-    expect((await server.request("/api/info/", { project: owner.project, token: secret })).status).toBe(401);
+    expect((await server.request("/api/collections/", { project: owner.project, token: secret })).status).toBe(401);
     expect((await server.request(`${base}temp/`, { method: "DELETE", project: owner.project, session: owner.session })).status).toBe(404);
   });
 

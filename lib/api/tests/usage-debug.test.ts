@@ -30,7 +30,7 @@ describe("_usage", () => {
     expect(record.body.requests - base.requests).toBeGreaterThanOrEqual(N);
     expect(record.body.bytes_in - base.bytes_in).toBeGreaterThan(N * 100);
     expect(record.body.bytes_out - base.bytes_out).toBeGreaterThan(0);
-    const info = await t.server.request("/api/info/", as);
+    const info = await t.server.request("/api/info/", { project: t.owner.project, session: t.owner.session });
     expect(record.body.data_size).toBe(info.body.status.data_size);
     expect(record.body.files_size).toBe(info.body.status.files_size);
 
@@ -45,10 +45,10 @@ describe("_usage", () => {
   it("never counts one project's requests for another", async () => {
     const a = await ownerWithProject(t.server);
     const b = await ownerWithProject(t.server);
-    await t.server.request("/api/info/", { project: b.project, token: b.token });
+    await t.server.request("/api/collections/", { project: b.project, token: b.token });
     await flushUsage();
     const before = await t.server.request(`${USAGE}/${currentHour()}/`, { project: b.project, token: b.token });
-    for (let i = 0; i < 5; i++) await t.server.request("/api/info/", { project: a.project, token: a.token });
+    for (let i = 0; i < 5; i++) await t.server.request("/api/collections/", { project: a.project, token: a.token });
     await flushUsage();
     const after = await t.server.request(`${USAGE}/${currentHour()}/`, { project: b.project, token: b.token });
     // B's only new request is the read of `before` itself.
