@@ -3,6 +3,7 @@ import { readUploadBody } from "../files/upload-files";
 import type { StagedUploads } from "../files/staged-uploads";
 import { writeDocumentWithFiles, type DocumentWrite } from "../files/write-document-files";
 import type { ApiEnv } from "../http/env";
+import { parseProcessOnly } from "../processors/process-only";
 
 /**
  * File parts on the documents routes (CONTRACT §5-6). `readDocumentMultipart` replaces
@@ -29,7 +30,12 @@ export async function uploadedDocument(
   if (!uploads) return undefined;
   const project = c.get("project");
   const { doc, created } = await writeDocumentWithFiles(
-    { projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0, filesSizeLimit: project.settings.files_size_limit ?? 0 },
+    {
+      projectId: project._id,
+      dataSizeLimit: project.settings.data_size_limit ?? 0,
+      filesSizeLimit: project.settings.files_size_limit ?? 0,
+      processOnly: parseProcessOnly(c.req.query("process_only"), c.req.header("x-process-only")),
+    },
     { collectionId, write, fields, uploads },
   );
   return c.json(doc, write.kind === "create" || (write.kind === "save" && created) ? 201 : 200);

@@ -23,6 +23,7 @@ import { readDocumentMultipart, uploadedDocument } from "./document-uploads";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { readListQuery, type ListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
+import { parseProcessOnly } from "../processors/process-only";
 import { projectFields } from "../lists/project-fields";
 
 /**
@@ -194,7 +195,13 @@ function readable(c: Context<ApiEnv>) {
 
 function scope(c: Context<ApiEnv>): ProjectScope {
   const project = c.get("project");
-  return { projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0, deleteFiles: project.settings.delete_files !== false };
+  return {
+    projectId: project._id,
+    dataSizeLimit: project.settings.data_size_limit ?? 0,
+    deleteFiles: project.settings.delete_files !== false,
+    filesSizeLimit: project.settings.files_size_limit ?? 0,
+    processOnly: parseProcessOnly(c.req.query("process_only"), c.req.header("x-process-only")),
+  };
 }
 
 function listQuery(c: Context<ApiEnv>): ListQuery {

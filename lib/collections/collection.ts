@@ -35,6 +35,10 @@ export interface ProjectScope {
    * orphaned, until `settings.orphan_files_ttl` passes (never when unset).
    */
   deleteFiles?: boolean;
+  /** `settings.files_size_limit` (0 or unset = none), for files a write makes (processor outputs). */
+  filesSizeLimit?: number;
+  /** `?process_only=` / `X-Process-Only`: run only these properties' processors (CONTRACT §7). */
+  processOnly?: string[];
 }
 
 export const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;

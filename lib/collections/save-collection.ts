@@ -3,6 +3,7 @@ import { queryOne, transaction } from "../db/query";
 import { conflict, forbidden, notFound, validationError, type PropertyError } from "../errors";
 import { forgetCollectionState } from "../documents/collection-state";
 import { compileSchema } from "../documents/document-schema";
+import { buildProcessorPlan } from "../processors/processor-plan";
 import { mergePatch } from "../documents/merge-patch";
 import { collectionIdErrors, collectionView, type CollectionRow, type CollectionView, type IndexSpec } from "./collection";
 import { parseIndexes, syncIndexes } from "./collection-indexes";
@@ -68,6 +69,9 @@ function parseDefinition(body: Record<string, unknown>): { name: string; descrip
   const schema = body.schema ?? null;
   if (schema !== null && (typeof schema !== "object" || Array.isArray(schema))) errors.push({ property: "schema", message: "must be an object" });
   if (errors.length) throw validationError("Validation error", errors);
-  if (schema) compileSchema(schema as Record<string, unknown>);
+  if (schema) {
+    compileSchema(schema as Record<string, unknown>);
+    buildProcessorPlan(schema as Record<string, unknown>); // 422: unknown kind, bad argument, array property, recursion
+  }
   return { name, description, schema: schema as Record<string, unknown> | null, indexes: parseIndexes(body.indexes) };
 }

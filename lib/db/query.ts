@@ -45,17 +45,22 @@ export async function queryOne<Row extends pg.QueryResultRow = Record<string, un
 export async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool().connect();
   const committed: (() => void)[] = [];
+  const rolledBack: (() => void)[] = [];
   try {
     await client.query("BEGIN");
     afterCommit.set(client, committed);
+    afterRollback.set(client, rolledBack);
     const result = await work(client);
     await client.query("COMMIT");
     afterCommit.delete(client);
+    afterRollback.delete(client);
     for (const fn of committed) fn();
     return result;
   } catch (error) {
     afterCommit.delete(client);
+    afterRollback.delete(client);
     await client.query("ROLLBACK").catch(() => {});
+    for (const fn of rolledBack) fn();
     throw error;
   } finally {
     client.release();
@@ -63,6 +68,15 @@ export async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>
 }
 
 const afterCommit = new WeakMap<object, (() => void)[]>();
+const afterRollback = new WeakMap<object, (() => void)[]>();
+
+/**
+ * Runs `fn` if the open transaction of `db` rolls back (never for the autocommitting pool):
+ * for cleaning up what was made outside the database for it (blobs written before their rows).
+ */
+export function onRollback(db: Queryable, fn: () => void): void {
+  afterRollback.get(db)?.push(fn);
+}
 
 /**
  * Runs `fn` once what `db` wrote is committed: after COMMIT for the client of an open

@@ -1,4 +1,6 @@
 import { pool } from "../db/pool";
+import { transaction } from "../db/query";
+import { hasProcessors } from "../processors/process-document";
 import type { ProjectScope } from "../collections/collection";
 import { withFreshState } from "./collection-state";
 import { newDocumentId } from "./document-id";
@@ -15,7 +17,13 @@ export async function createDocument(
 ): Promise<Record<string, unknown>> {
   const id = newDocumentId(input.body._id, input.id);
   return withFreshState(scope.projectId, input.collectionId, async (state) => {
-    const doc = prepareDocument(scope.projectId, input.collectionId, state, id, input.body);
+    // Processors may store files: their rows and the document then commit together.
+    if (hasProcessors(state.schema))
+      return transaction(async (client) => {
+        const doc = await prepareDocument(scope.projectId, input.collectionId, state, id, input.body, undefined, { scope, db: client });
+        return insertDocument(client, scope, input.collectionId, state, doc);
+      });
+    const doc = await prepareDocument(scope.projectId, input.collectionId, state, id, input.body);
     return insertDocument(pool(), scope, input.collectionId, state, doc);
   });
 }

@@ -21,7 +21,7 @@ export async function saveDocument(
     transaction(async (client) => {
       const before = await lockDocument(client, scope.projectId, input.collectionId, id);
       input.authorize?.(before ? "update" : "write");
-      const doc = prepareDocument(scope.projectId, input.collectionId, state, id, input.body, before);
+      const doc = await prepareDocument(scope.projectId, input.collectionId, state, id, input.body, before, { scope, db: client });
       if (!before) return { doc: await insertDocument(client, scope, input.collectionId, state, doc), created: true };
       return { doc: await replaceDocument(client, scope, input.collectionId, state, before, doc), created: false };
     }),

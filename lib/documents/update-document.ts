@@ -21,7 +21,7 @@ export async function updateDocument(
     transaction(async (client) => {
       const before = await lockDocument(client, scope.projectId, input.collectionId, input.id);
       if (!before) throw notFound("Document not found.");
-      const doc = prepareDocument(scope.projectId, input.collectionId, state, input.id, input.change(structuredClone(before)), before);
+      const doc = await prepareDocument(scope.projectId, input.collectionId, state, input.id, input.change(structuredClone(before)), before, { scope, db: client });
       return replaceDocument(client, scope, input.collectionId, state, before, doc);
     }),
   );

@@ -8,6 +8,7 @@ import { withFreshState } from "./collection-state";
 import { newDocumentId } from "./document-id";
 import { insertDocument, replaceDocuments } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
+import { DOCUMENT_CONCURRENCY, mapBounded } from "../processors/processor-limits";
 
 type Doc = Record<string, unknown>;
 
@@ -33,16 +34,17 @@ export async function updateDocuments(
         client,
       );
       // Every match validated first, then one statement writes them all (rows, counters, events).
-      const changes = rows.map(({ data: before }) => {
+      // Processors run per document, a few at a time, so a bulk update cannot pile up their work.
+      const changes = await mapBounded(rows, DOCUMENT_CONCURRENCY, async ({ data: before }) => {
         const changed = applyUpdate(before as { [key: string]: Json }, input.operation);
-        return { before, after: prepareDocument(projectId, input.collectionId, state, before._id as string, changed, before) };
+        return { before, after: await prepareDocument(projectId, input.collectionId, state, before._id as string, changed, before, { scope, db: client }) };
       });
       await replaceDocuments(client, scope, input.collectionId, state, changes);
       if (rows.length > 0 || !input.upsert) return { updated: rows.length, created: false };
       const seed = equalities(input.filter ?? {});
       const changed = applyUpdate(seed as { [key: string]: Json }, input.operation);
       const id = newDocumentId(changed._id);
-      const doc = prepareDocument(projectId, input.collectionId, state, id, changed);
+      const doc = await prepareDocument(projectId, input.collectionId, state, id, changed, undefined, { scope, db: client });
       await insertDocument(client, scope, input.collectionId, state, doc);
       return { updated: 0, created: true };
     }),

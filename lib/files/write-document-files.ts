@@ -86,7 +86,7 @@ export async function writeDocumentWithFiles(
           return base;
         };
         if (write.kind === "create") {
-          const doc = prepareDocument(projectId, collectionId, fresh, documentId, withFiles(structuredClone(fields)));
+          const doc = await prepareDocument(projectId, collectionId, fresh, documentId, withFiles(structuredClone(fields)), undefined, { scope, db: client });
           return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
         }
         const before = await lockDocument(client, projectId, collectionId, documentId);
@@ -96,7 +96,7 @@ export async function writeDocumentWithFiles(
         if (write.kind === "save") body = withFiles(structuredClone(fields));
         else if (write.kind === "patch") body = withFiles(mergePatch(structuredClone(before), fields) as Doc);
         else body = withFiles(structuredClone(before!));
-        const doc = prepareDocument(projectId, collectionId, fresh, documentId, body, before);
+        const doc = await prepareDocument(projectId, collectionId, fresh, documentId, body, before, { scope, db: client });
         if (!before) return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
         return { doc: await replaceDocument(client, scope, collectionId, fresh, before, doc), created: false };
       }),

@@ -1,0 +1,175 @@
+import { validationError, type PropertyError } from "../errors";
+import { processorKinds } from "./processor-registry";
+import type { ArgumentSpec, ProcessorSpec } from "./processor-types";
+
+/**
+ * A schema's processors as the write path runs them (CONTRACT §7): every property carrying
+ * processors, with the property paths its processors read, in dependency order. Built once per
+ * schema object (the collection state caches the schema, so writes reuse the plan), and when a
+ * schema is saved, where every mistake is a 422 naming the property.
+ */
+export interface PropertyPlan {
+  path: string[];
+  /** The dotted path, as errors and `process_only` name it. */
+  key: string;
+  processors: ProcessorSpec[];
+  /** Property paths its processors read (besides its own value). */
+  inputs: string[][];
+}
+
+export type ProcessorPlan = PropertyPlan[];
+
+export const RECURSION_MESSAGE = "Recursion detected in processors";
+
+const plans = new WeakMap<object, ProcessorPlan>();
+
+/** The plan of a stored schema (cached); an empty list when it has no processors. */
+export function processorPlan(schema: Record<string, unknown> | null): ProcessorPlan {
+  if (!schema) return [];
+  let plan = plans.get(schema);
+  if (!plan) {
+    plan = buildProcessorPlan(schema);
+    plans.set(schema, plan);
+  }
+  return plan;
+}
+
+/** Builds and checks the plan: 422 for an unknown kind, a bad or missing argument, an array property, a cycle. */
+export function buildProcessorPlan(schema: Record<string, unknown>): ProcessorPlan {
+  const found: PropertyPlan[] = [];
+  const errors: PropertyError[] = [];
+  collect(schema, [], found, errors, false);
+  if (errors.length) throw validationError("Validation error", errors);
+  return dependencyOrder(found);
+}
+
+function collect(node: unknown, path: string[], found: PropertyPlan[], errors: PropertyError[], insideArray: boolean): void {
+  if (!node || typeof node !== "object" || Array.isArray(node)) return;
+  const source = node as Record<string, unknown>;
+  const key = path.join(".");
+  if (path.length && source.processors !== undefined) {
+    const types = Array.isArray(source.type) ? source.type : [source.type];
+    if (insideArray || types.includes("array")) errors.push({ property: key, message: "processors cannot run on an array property" });
+    else {
+      const processors = parseProcessors(source.processors, key, errors);
+      if (processors) found.push({ path, key, processors, inputs: inputsOf(processors) });
+    }
+  }
+  if (source.properties && typeof source.properties === "object" && !Array.isArray(source.properties))
+    for (const [name, child] of Object.entries(source.properties as Record<string, unknown>)) collect(child, [...path, name], found, errors, insideArray);
+  // Items of an array: any processor down there would run on an array element.
+  const items = Array.isArray(source.items) ? source.items : source.items ? [source.items] : [];
+  for (const item of items) collect(item, path, found, errors, true);
+}
+
+function parseProcessors(value: unknown, key: string, errors: PropertyError[]): ProcessorSpec[] | undefined {
+  if (!Array.isArray(value)) {
+    errors.push({ property: key, message: "processors must be an array" });
+    return undefined;
+  }
+  const specs: ProcessorSpec[] = [];
+  for (const [index, entry] of value.entries()) {
+    const where = `processor ${index + 1}`;
+    if (!entry || typeof entry !== "object" || Array.isArray(entry)) {
+      errors.push({ property: key, message: `${where} must be an object` });
+      continue;
+    }
+    const { name, in: args, ...extra } = entry as Record<string, unknown>;
+    const kind = typeof name === "string" && Object.hasOwn(processorKinds, name) ? processorKinds[name] : undefined;
+    if (!kind) {
+      errors.push({ property: key, message: `unknown processor kind ${JSON.stringify(name)}` });
+      continue;
+    }
+    const unknownKeys = Object.keys(extra);
+    if (unknownKeys.length) {
+      errors.push({ property: key, message: `${name}: unknown key ${JSON.stringify(unknownKeys[0])}` });
+      continue;
+    }
+    if (args !== undefined && (!args || typeof args !== "object" || Array.isArray(args))) {
+      errors.push({ property: key, message: `${name}: "in" must be an object` });
+      continue;
+    }
+    const parsed: Record<string, ArgumentSpec> = {};
+    let bad = false;
+    for (const [arg, spec] of Object.entries((args ?? {}) as Record<string, unknown>)) {
+      if (!kind.args.includes(arg)) {
+        errors.push({ property: key, message: `${name}: unknown argument "${arg}"` });
+        bad = true;
+        continue;
+      }
+      const argument = parseArgument(spec, arg === "context");
+      if (typeof argument === "string") {
+        errors.push({ property: key, message: `${name}: argument "${arg}" ${argument}` });
+        bad = true;
+      } else parsed[arg] = argument;
+    }
+    for (const required of kind.required ?? [])
+      if (!(required in parsed)) {
+        errors.push({ property: key, message: `${name}: argument "${required}" is required` });
+        bad = true;
+      }
+    if (bad) continue;
+    const spec: ProcessorSpec = { name: name as string, in: parsed };
+    const problem = kind.check?.(spec);
+    if (problem) errors.push({ property: key, message: `${name}: ${problem}` });
+    else specs.push(spec);
+  }
+  return specs;
+}
+
+/** `{"property": "a.b"}`, `{"value": <literal>}`, or (nested) an object of such arguments; a string is the problem. */
+function parseArgument(spec: unknown, nested: boolean): ArgumentSpec | string {
+  if (!spec || typeof spec !== "object" || Array.isArray(spec)) return 'must be {"property": <path>} or {"value": <literal>}';
+  const keys = Object.keys(spec);
+  const record = spec as Record<string, unknown>;
+  if (keys.length === 1 && keys[0] === "value") return { value: record.value };
+  if (keys.length === 1 && keys[0] === "property") {
+    const path = typeof record.property === "string" ? record.property.split(".") : [];
+    if (!path.length || path.some((s) => s === "" || s === "__proto__" || s === "constructor" || s === "prototype")) return "names no valid property path";
+    return { property: path };
+  }
+  if (!nested) return 'must be {"property": <path>} or {"value": <literal>}';
+  const object: Record<string, ArgumentSpec> = {};
+  for (const [name, child] of Object.entries(record)) {
+    const parsed = parseArgument(child, true);
+    if (typeof parsed === "string") return `${name} ${parsed}`;
+    object[name] = parsed;
+  }
+  return { object };
+}
+
+function inputsOf(processors: ProcessorSpec[]): string[][] {
+  const out: string[][] = [];
+  const walk = (spec: ArgumentSpec) => {
+    if ("property" in spec) out.push(spec.property);
+    else if ("object" in spec) Object.values(spec.object).forEach(walk);
+  };
+  for (const processor of processors) Object.values(processor.in).forEach(walk);
+  return out;
+}
+
+/** True when one path is the other or lies inside it (reading `a` depends on `a.b`'s processors and vice versa). */
+export function overlaps(a: string[], b: string[]): boolean {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** Topological order (Kahn, schema order among equals); a cycle through two or more properties is a 422. */
+function dependencyOrder(found: PropertyPlan[]): ProcessorPlan {
+  const dependsOn = found.map((plan) =>
+    found.map((other, j) => (other !== plan && plan.inputs.some((input) => overlaps(input, other.path)) ? j : -1)).filter((j) => j >= 0),
+  );
+  const done = new Set<number>();
+  const order: PropertyPlan[] = [];
+  while (order.length < found.length) {
+    const next = found.findIndex((_, i) => !done.has(i) && dependsOn[i].every((j) => done.has(j)));
+    if (next === -1) {
+      const stuck = found.filter((_, i) => !done.has(i)).map((p) => ({ property: p.key, message: "its processors depend on each other in a cycle" }));
+      throw validationError(RECURSION_MESSAGE, stuck);
+    }
+    done.add(next);
+    order.push(found[next]);
+  }
+  return order;
+}

@@ -1,0 +1,209 @@
+import { createHash, randomInt, randomUUID } from "node:crypto";
+import { Readability } from "@mozilla/readability";
+import { eld } from "eld/medium";
+import Handlebars from "handlebars";
+import { convert } from "html-to-text";
+import { parseHTML } from "linkedom";
+import { marked } from "marked";
+import sanitizeHtml from "sanitize-html";
+import Sentiment from "sentiment";
+import { isFileRecordShape } from "../files/file-record";
+import { MAX_TEXT_BYTES } from "./processor-limits";
+import { ProducedFile, type ProcessorCall, type ProcessorKind, type ProcessorSpec } from "./processor-types";
+
+/** The text kinds of CONTRACT §7, all computed locally. */
+
+export const md5: ProcessorKind = {
+  args: ["text"],
+  source: "text",
+  async run(call) {
+    const value = call.args.text;
+    // A file (a stored record or an earlier output): the digest of its bytes, streamed.
+    if (isFileRecordShape(value) || value instanceof ProducedFile) {
+      const hash = createHash("md5");
+      for await (const chunk of await (await call.file("text")).open()) hash.update(chunk as Buffer);
+      return hash.digest("hex");
+    }
+    if (value === undefined || value === null) return null;
+    const text = typeof value === "string" ? value : JSON.stringify(value);
+    if (Buffer.byteLength(text) > MAX_TEXT_BYTES) throw call.invalid("md5: the text is larger than 1 MiB");
+    return createHash("md5").update(text).digest("hex");
+  },
+};
+
+const RANDOM_TYPES = ["string", "integer", "uuid"];
+const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+
+export const random: ProcessorKind = {
+  args: ["random_type", "length"],
+  check(spec) {
+    return literalCheck(spec, "random_type", (v) => typeof v === "string" && RANDOM_TYPES.includes(v), `must be one of ${RANDOM_TYPES.join(", ")}`) ??
+      literalCheck(spec, "length", (v) => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= 1024, "must be a whole number from 1 to 1024");
+  },
+  async run(call) {
+    const type = call.args.random_type ?? "string";
+    const length = call.args.length ?? (type === "integer" ? 9 : 32);
+    if (typeof type !== "string" || !RANDOM_TYPES.includes(type)) throw call.invalid(`random: random_type must be one of ${RANDOM_TYPES.join(", ")}`);
+    if (!Number.isInteger(length) || (length as number) < 1 || (length as number) > 1024) throw call.invalid("random: length must be a whole number from 1 to 1024");
+    const n = length as number;
+    if (type === "uuid") return randomUUID();
+    if (type === "integer") {
+      // `length` digits, kept within JSON's safe integers.
+      const digits = Math.min(n, 15);
+      return randomInt(10 ** (digits - 1) - (digits === 1 ? 1 : 0), 10 ** digits);
+    }
+    let out = "";
+    for (let i = 0; i < n; i++) out += ALPHABET[randomInt(ALPHABET.length)];
+    return out;
+  },
+};
+
+/**
+ * One Handlebars environment of our own (never the global one a library could register helpers
+ * on). `knownHelpersOnly`: only the built-in block helpers (if, each, with, unless, lookup), so a
+ * document value can never be called as a helper. HTML escaping stays on (Handlebars' default,
+ * `{{{raw}}}` opts out): templates usually build text shown in pages. Prototype properties and
+ * methods are refused at run time (`allowProto*ByDefault: false`, and no per-name allowances).
+ */
+const handlebars = Handlebars.create();
+const compiled = new Map<string, HandlebarsTemplateDelegate>();
+
+export const template: ProcessorKind = {
+  args: ["template_string", "syntax", "context"],
+  required: ["template_string"],
+  check(spec) {
+    return (
+      literalCheck(spec, "syntax", (v) => v === "handlebars", 'must be "handlebars"') ??
+      literalCheck(spec, "template_string", (v) => typeof v === "string" && compiles(v), "must be a valid handlebars template")
+    );
+  },
+  async run(call) {
+    const source = call.text("template_string", { required: true })!;
+    if (call.args.syntax !== undefined && call.args.syntax !== "handlebars") throw call.invalid('template: syntax must be "handlebars"');
+    const context = call.args.context ?? {};
+    if (Buffer.byteLength(JSON.stringify(context)) > MAX_TEXT_BYTES) throw call.invalid("template: the context is larger than 1 MiB");
+    let render = compiled.get(source);
+    try {
+      if (!render) {
+        render = handlebars.compile(source, { knownHelpersOnly: true, strict: false });
+        if (compiled.size >= 500) compiled.delete(compiled.keys().next().value!);
+        compiled.set(source, render);
+      }
+      const out = render(context, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
+      if (Buffer.byteLength(out) > MAX_TEXT_BYTES) throw call.invalid("template: the output is larger than 1 MiB");
+      return out;
+    } catch (error) {
+      if ((error as Error).name === "AppError") throw error;
+      throw call.invalid(`template: ${(error as Error).message.split("\n")[0]}`);
+    }
+  },
+};
+
+function compiles(source: string): boolean {
+  try {
+    handlebars.precompile(source, { knownHelpersOnly: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Sanitized HTML: no script/style, no event handlers, only http(s)/mailto/tel links and images. */
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: [...sanitizeHtml.defaults.allowedTags, "img", "h1", "h2", "del", "input"],
+  allowedAttributes: {
+    a: ["href", "title"],
+    img: ["src", "alt", "title", "width", "height"],
+    code: ["class"],
+    input: ["type", "checked", "disabled"],
+    th: ["align"],
+    td: ["align"],
+    ol: ["start"],
+  },
+  allowedSchemes: ["http", "https", "mailto", "tel"],
+  allowedSchemesByTag: { img: ["http", "https", "data"] },
+  allowProtocolRelative: false,
+};
+
+export const markdown: ProcessorKind = {
+  args: ["text"],
+  source: "text",
+  async run(call) {
+    const text = call.text("text");
+    if (text === undefined) return null;
+    return sanitizeHtml(marked.parse(text, { async: false, gfm: true }), SANITIZE);
+  },
+};
+
+export const htmlToText: ProcessorKind = {
+  args: ["html"],
+  source: "html",
+  async run(call) {
+    const html = call.text("html");
+    if (html === undefined) return null;
+    return convert(html, { wordwrap: false });
+  },
+};
+
+/** Reader-mode extraction (Firefox's Readability over linkedom's DOM); `content` sanitized like markdown's output. */
+export function extractReadable(html: string): { content: string; title: string; short_title: string; excerpt: string; word_count: number } {
+  const { document } = parseHTML(html);
+  const title = (document.title || "").trim();
+  const article = new Readability(document as unknown as Document).parse();
+  const content = sanitizeHtml(article?.content ?? "", SANITIZE);
+  const text = convert(content, { wordwrap: false });
+  const articleTitle = (article?.title || title).trim();
+  return {
+    content,
+    title: articleTitle,
+    short_title: shortTitle(articleTitle),
+    excerpt: (article?.excerpt ?? "").trim(),
+    word_count: text.split(/\s+/).filter(Boolean).length,
+  };
+}
+
+/** "Article - Site name" gives "Article" (the part before the last separator, when it is long enough). */
+function shortTitle(title: string): string {
+  const parts = title.split(/\s+[|\-–—:»·]\s+/);
+  if (parts.length < 2) return title;
+  const first = parts.slice(0, -1).join(" - ").trim();
+  return first.split(/\s+/).length >= 2 || first.length >= 8 ? first : title;
+}
+
+export const readability: ProcessorKind = {
+  args: ["text"],
+  source: "text",
+  async run(call) {
+    const html = call.text("text");
+    if (html === undefined) return null;
+    const { content, title, short_title } = extractReadable(html);
+    return { content, title, short_title };
+  },
+};
+
+const sentimentAnalyzer = new Sentiment();
+
+/** The AFINN-165 score (sum of word valences): negative to positive, 0 for neutral text. */
+export const sentiment: ProcessorKind = {
+  args: ["text"],
+  source: "text",
+  async run(call) {
+    const text = call.text("text");
+    if (text === undefined) return null;
+    return sentimentAnalyzer.analyze(text).score;
+  },
+};
+
+/** Local detection (ELD, n-gram based): an ISO 639-1 code, or null when the text says too little. */
+export function detectLanguageLocally(text: string): string | null {
+  return (eld as { detect(text: string): { language: string } }).detect(text).language || null;
+}
+
+/** A check of an argument's literal value (a `property` argument is checked when it runs). */
+export function literalCheck(spec: ProcessorSpec, arg: string, ok: (value: unknown) => boolean, message: string): string | undefined {
+  const given = spec.in[arg];
+  if (given && "value" in given && !ok(given.value)) return `argument "${arg}" ${message}`;
+  return undefined;
+}
+
+export type { ProcessorCall };
