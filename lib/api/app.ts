@@ -1,5 +1,6 @@
 import { Hono } from "hono";
 import type { ApiEnv } from "../http/env";
+import { edgeHeaders } from "../http/edge-headers";
 import { errorResponse, pageNotFound } from "../http/errors";
 import { projectRoutes } from "../http/project-routes";
 import { readRequestContext } from "../http/request-context";
@@ -28,6 +29,8 @@ export function createApiApp(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>({ strict: false }).basePath("/api");
   app.onError((error, c) => errorResponse(c, error));
   app.notFound(pageNotFound);
+  // CORS, preflights and frame protection first: they hold for every answer, before any lookup.
+  app.use(edgeHeaders);
   app.use(readRequestContext);
 
   bindHealthApi(app);

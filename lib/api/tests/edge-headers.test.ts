@@ -1,0 +1,109 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { apiSuite } from "../../testing/api-suite";
+import { ALLOWED_HEADERS, EXPOSED_HEADERS } from "../../http/edge-headers";
+
+/** CORS (CONTRACT §1), frame protection and the referrer policy on every `/api/` answer. */
+const t = apiSuite();
+afterEach(() => {
+  delete process.env.ARCA_CORS_ORIGINS;
+});
+
+const EXPOSE = "Content-Range, Content-Length, Content-Disposition, ETag, Accept-Ranges, Retry-After, Location";
+const ALLOW_HEADERS = "Authorization, Content-Type, X-Action, X-Project, X-Process-Only, Range, If-None-Match, If-Range, If-Match";
+
+function expectEdgeHeaders(headers: Headers, origin = "*") {
+  expect(headers.get("access-control-allow-origin")).toBe(origin);
+  expect(headers.get("access-control-expose-headers")).toBe(EXPOSE);
+  expect(headers.get("access-control-allow-credentials")).toBeNull();
+  expect(headers.get("x-frame-options")).toBe("DENY");
+  expect(headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+}
+
+describe("CORS on every /api/ answer", () => {
+  it("uses the contract's exact lists", () => {
+    expect(EXPOSED_HEADERS).toBe(EXPOSE);
+    expect(ALLOWED_HEADERS).toBe(ALLOW_HEADERS);
+  });
+
+  it("on successes, errors and 404s alike", async () => {
+    const as = { project: t.owner.project, token: t.owner.token, headers: { origin: "http://elsewhere.example" } };
+    const answers = [
+      await t.server.request("/api/collections/", as),
+      await t.server.request("/api/collections/", { ...as, token: "forged" }),
+      await t.server.request("/api/collections/nope/documents/", as),
+      await t.server.request("/api/no/such/path/", as),
+      await t.server.request("/api/user/", { headers: as.headers }),
+      await t.server.request("/api/collections/x/documents/", { ...as, method: "POST", body: "{", headers: { ...as.headers, "content-type": "application/json" } }),
+    ];
+    expect(answers.map((a) => a.status)).toEqual([200, 401, 404, 404, 401, 400]);
+    for (const answer of answers) {
+      expectEdgeHeaders(answer.headers);
+      expect(answer.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+    }
+  });
+
+  it("answers a preflight on any /api/ path with 204 before any lookup or authentication", async () => {
+    for (const path of ["/api/collections/posts/documents/", "/api/no/such/path/", "/api/user/"]) {
+      const answer = await t.server.request(path, {
+        method: "OPTIONS",
+        project: "no-such-project",
+        headers: { origin: "http://elsewhere.example", "access-control-request-method": "PUT", "access-control-request-headers": "authorization, x-action" },
+      });
+      expect(answer.status, path).toBe(204);
+      expect(answer.text).toBe("");
+      expectEdgeHeaders(answer.headers);
+      expect(answer.headers.get("access-control-allow-methods")).toBe("GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS");
+      expect(answer.headers.get("access-control-allow-headers")).toBe(ALLOW_HEADERS);
+      expect(answer.headers.get("access-control-max-age")).toBe("86400");
+    }
+  });
+
+  it("narrows to ARCA_CORS_ORIGINS: the listed Origin echoed with Vary, others get none", async () => {
+    process.env.ARCA_CORS_ORIGINS = "https://app.example, http://localhost:5173/";
+    const as = { project: t.owner.project, token: t.owner.token };
+    const listed = await t.server.request("/api/collections/", { ...as, headers: { origin: "http://localhost:5173" } });
+    expect(listed.headers.get("access-control-allow-origin")).toBe("http://localhost:5173");
+    expect(listed.headers.get("vary")).toMatch(/Origin/);
+    const other = await t.server.request("/api/collections/", { ...as, headers: { origin: "https://evil.example" } });
+    expect(other.status).toBe(200);
+    expect(other.headers.get("access-control-allow-origin")).toBeNull();
+    expect(other.headers.get("vary")).toMatch(/Origin/);
+    const preflight = await t.server.request("/api/collections/", { method: "OPTIONS", headers: { origin: "https://evil.example" } });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-allow-origin")).toBeNull();
+    const allowed = await t.server.request("/api/collections/", { method: "OPTIONS", headers: { origin: "https://app.example" } });
+    expect(allowed.headers.get("access-control-allow-origin")).toBe("https://app.example");
+    expect(allowed.headers.get("access-control-allow-credentials")).toBeNull();
+  });
+
+  it("reaches file downloads written straight to the socket, which keep their sandbox CSP", async () => {
+    const as = { project: t.owner.project, token: t.owner.token };
+    const form = new FormData();
+    form.append("file", new Blob(["0123456789"], { type: "text/html" }), "page.html");
+    const uploaded = await t.server.request("/api/collections/_files/documents/edge-page/", { ...as, method: "PUT", body: form });
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const range = await t.server.request("/api/collections/_files/documents/edge-page/content/", { ...as, headers: { range: "bytes=2-5", origin: "http://elsewhere.example" } });
+    expect(range.status).toBe(206);
+    expect(range.text).toBe("2345");
+    expect(range.headers.get("content-range")).toBe("bytes 2-5/10");
+    expectEdgeHeaders(range.headers);
+    expect(range.headers.get("content-security-policy")).toBe("sandbox");
+  });
+});
+
+describe("the Next door (app/api/[[...path]]/route.ts)", () => {
+  it("exports OPTIONS and answers with the same headers", async () => {
+    const route = await import("../../../app/api/[[...path]]/route");
+    const preflight = await route.OPTIONS(new Request(`${t.server.url}/api/collections/`, { method: "OPTIONS", headers: { origin: "http://elsewhere.example" } }));
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers.get("access-control-max-age")).toBe("86400");
+    expectEdgeHeaders(preflight.headers);
+    const missing = await route.GET(new Request(`${t.server.url}/api/no/such/path/`));
+    expect(missing.status).toBe(404);
+    expectEdgeHeaders(missing.headers);
+    expect(missing.headers.get("content-security-policy")).toBe("frame-ancestors 'none'");
+    const listed = await route.GET(new Request(`${t.server.url}/api/collections/`, { headers: { authorization: `Token ${t.owner.token}`, "x-project": t.owner.project } }));
+    expect(listed.status).toBe(200);
+    expectEdgeHeaders(listed.headers);
+  });
+});

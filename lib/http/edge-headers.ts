@@ -1,0 +1,74 @@
+import type { MiddlewareHandler } from "hono";
+import type { ServerResponse } from "node:http";
+import type { ApiEnv } from "./env";
+
+/**
+ * The headers every `/api/` answer carries, errors and 404s included (CONTRACT §1), and the
+ * CORS preflight, answered before any authentication or project lookup:
+ * - `Access-Control-Allow-Origin: *`, or with `ARCA_CORS_ORIGINS=a,b` the request's Origin when
+ *   listed (plus `Vary: Origin`) and none otherwise; never `Access-Control-Allow-Credentials`
+ *   (the dashboard's cookie is for the dashboard alone; tokens are not ambient);
+ * - `Access-Control-Expose-Headers` so scripts can read Content-Range and friends;
+ * - frame protection and a referrer policy: an API answer is never a page to frame, and a file
+ *   link with `?token=` must not leak through Referer. A file's own sandbox CSP is kept.
+ */
+export const EXPOSED_HEADERS = "Content-Range, Content-Length, Content-Disposition, ETag, Accept-Ranges, Retry-After, Location";
+export const ALLOWED_HEADERS = "Authorization, Content-Type, X-Action, X-Project, X-Process-Only, Range, If-None-Match, If-Range, If-Match";
+export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+export const PREFLIGHT_MAX_AGE = "86400";
+
+export const FRAME_HEADERS: Readonly<Record<string, string>> = {
+  "content-security-policy": "frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+  "referrer-policy": "strict-origin-when-cross-origin",
+};
+
+export const edgeHeaders: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  const headers = answerHeaders(c.req.header("origin"), process.env.ARCA_CORS_ORIGINS);
+  if (c.req.method === "OPTIONS") {
+    return c.body(null, 204, {
+      ...headers,
+      "access-control-allow-methods": ALLOWED_METHODS,
+      "access-control-allow-headers": ALLOWED_HEADERS,
+      "access-control-max-age": PREFLIGHT_MAX_AGE,
+    });
+  }
+  // The fast door may write an answer straight to the socket (file downloads): headers set on
+  // the Node response now are merged into whatever it writes, the answer's own taking precedence.
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing && !outgoing.headersSent) {
+    for (const [name, value] of Object.entries(headers)) outgoing.setHeader(name, value);
+    await next();
+    return;
+  }
+  await next();
+  let answer = c.res;
+  if (Object.isFrozen(answer.headers)) answer = c.res = new Response(answer.body, answer);
+  for (const [name, value] of Object.entries(headers)) if (!answer.headers.has(name)) answer.headers.set(name, value);
+};
+
+function answerHeaders(origin: string | undefined, configured: string | undefined): Record<string, string> {
+  const headers: Record<string, string> = { ...FRAME_HEADERS, "access-control-expose-headers": EXPOSED_HEADERS };
+  const allowed = allowedOrigins(configured);
+  if (!allowed) headers["access-control-allow-origin"] = "*";
+  else {
+    headers.vary = "Origin";
+    if (origin && allowed.has(origin.trim())) headers["access-control-allow-origin"] = origin.trim();
+  }
+  return headers;
+}
+
+let parsed: { from: string; origins: Set<string> | undefined } | undefined;
+
+/** `ARCA_CORS_ORIGINS` as a set of origins (`https://app.example`), or undefined for `*`. */
+function allowedOrigins(configured: string | undefined): Set<string> | undefined {
+  const value = configured?.trim() ?? "";
+  if (parsed?.from !== value) {
+    const list = value
+      .split(",")
+      .map((entry) => entry.trim().replace(/\/+$/, ""))
+      .filter(Boolean);
+    parsed = { from: value, origins: list.length && !list.includes("*") ? new Set(list) : undefined };
+  }
+  return parsed.origins;
+}
