@@ -4,18 +4,24 @@ import { ensureConfirmedUser, findUserByEmail } from "../lib/auth/users";
 import { createProject } from "../lib/projects/projects";
 import { createToken } from "../lib/auth/tokens";
 import { AppError } from "../lib/errors";
+import { createLocalDiskBlobStore } from "../lib/blob/local-disk-blob-store";
+import { migrateBlobs, recordBlobStore } from "../lib/blob/migrate-blobs";
+import { createS3BlobStore, s3SettingsFromEnv } from "../lib/blob/s3-blob-store";
+import path from "node:path";
 
 /**
  * The operator CLI (CONTRACT §12):
  *   npm run arca -- user create <email> --password <pw>
  *   npm run arca -- project create <id> --owner <email> [--name <n>]
  *   npm run arca -- token create <project> --name <n> [--permission '<json>']
+ *   npm run arca -- blobs migrate --to s3          (ARCA_S3_* set; docs/deploy.md)
  * `token create` prints the secret alone on the last line of stdout.
  */
 const usage = `usage:
   arca user create <email> --password <pw>
   arca project create <id> --owner <email> [--name <n>]
-  arca token create <project> --name <n> [--permission '<json>']`;
+  arca token create <project> --name <n> [--permission '<json>']
+  arca blobs migrate --to s3`;
 
 export function parseArgs(argv: string[]): { words: string[]; flags: Record<string, string> } {
   const words: string[] = [];
@@ -39,6 +45,7 @@ export function parseArgs(argv: string[]): { words: string[]; flags: Record<stri
 async function run(argv: string[]): Promise<void> {
   const { words, flags } = parseArgs(argv);
   const [noun, verb, subject] = words;
+  if (noun === "blobs" && verb === "migrate") return migrate(flags);
   if (verb !== "create" || !subject) throw new Error(usage);
   const database = await startDatabase(config());
   try {
@@ -66,6 +73,24 @@ async function run(argv: string[]): Promise<void> {
       console.log(`token ${token._id} created in project ${subject}`);
       console.log(token.token);
     } else throw new Error(usage);
+  } finally {
+    await database.stop();
+  }
+}
+
+/** Copies the local disk's blobs to S3, verified, then switches this data directory to S3. */
+async function migrate(flags: Record<string, string>): Promise<void> {
+  if (flags.to !== "s3") throw new Error(`--to s3 is the only target\n${usage}`);
+  const target = createS3BlobStore(s3SettingsFromEnv());
+  await target.check();
+  const database = await startDatabase(config());
+  try {
+    const source = createLocalDiskBlobStore(path.join(config().dataDir, "files"));
+    const report = await migrateBlobs(source, target, (line) => console.log(line));
+    console.log(`${report.total} blobs: ${report.copied} copied, ${report.skipped} already in S3, ${report.missing.length} missing, ${report.mismatched.length} mismatched`);
+    if (report.missing.length || report.mismatched.length) throw new Error("not switched: fix or delete the files above, then run again");
+    await recordBlobStore(config().dataDir, "s3");
+    console.log(`switched: ${config().dataDir} serves files from S3 from the next start (keep ARCA_S3_* set)`);
   } finally {
     await database.stop();
   }

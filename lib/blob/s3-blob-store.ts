@@ -243,7 +243,7 @@ function isMissing(error: unknown): boolean {
 }
 
 /** The S3 settings from the environment (ARCA_S3_*), or a clear error naming what is missing. */
-export function s3SettingsFromEnv(env: NodeJS.ProcessEnv = process.env): S3Settings {
+export function s3SettingsFromEnv(env: Record<string, string | undefined> = process.env): S3Settings {
   const bucket = env.ARCA_S3_BUCKET;
   if (!bucket) throw new Error("ARCA_BLOB_STORE=s3 needs ARCA_S3_BUCKET (and ARCA_S3_ENDPOINT for a store other than AWS)");
   if (!!env.ARCA_S3_ACCESS_KEY_ID !== !!env.ARCA_S3_SECRET_ACCESS_KEY)
