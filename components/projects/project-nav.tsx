@@ -9,6 +9,7 @@ const SECTIONS = [
   { href: "", label: "Overview" },
   { href: "/collections", label: "Collections" },
   { href: "/files", label: "Files" },
+  { href: "/hooks", label: "Hooks" },
   { href: "/tokens", label: "Tokens" },
   { href: "/members", label: "Members" },
   { href: "/settings", label: "Settings" },

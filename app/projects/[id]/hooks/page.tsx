@@ -1,0 +1,13 @@
+import { HooksView } from "@/components/hooks/hooks-view";
+import { requireUser } from "@/lib/auth/current-user";
+import { getUserProject } from "@/lib/projects/projects";
+
+export const dynamic = "force-dynamic";
+export const metadata = { title: "Hooks" };
+
+export default async function HooksPage({ params }: { params: Promise<{ id: string }> }) {
+  const user = await requireUser();
+  const { id } = await params;
+  const { role } = await getUserProject(user._id, id);
+  return <HooksView projectId={id} canManage={role !== "member"} />;
+}
