@@ -1,6 +1,7 @@
 import type pg from "pg";
 import { pool } from "../db/pool";
-import { query, transaction, type Queryable } from "../db/query";
+import { onCommit, query, transaction, type Queryable } from "../db/query";
+import { warnNearLimits } from "./limit-warnings";
 import { raw, sql, type Sql } from "../db/sql";
 
 /**
@@ -48,14 +49,20 @@ export function projectTotal(projectId: string, counter: "data_size" | "files_si
 export async function withLimitCheck<T>(db: Queryable, projectId: string, limited: boolean, work: (db: Queryable) => Promise<T>): Promise<T> {
   if (!limited) return work(db);
   const lock = (client: Queryable) => query(sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`, client);
+  // Once the write is in, tell the owner if it brought the project near a limit (CONTRACT §2).
+  const warn = () => void warnNearLimits(projectId).catch((error) => console.error(`limits: warning ${projectId} failed: ${(error as Error).message}`));
   if (isTransactionClient(db)) {
     await lock(db);
-    return work(db);
+    const result = await work(db);
+    onCommit(db, warn);
+    return result;
   }
-  return transaction(async (client) => {
+  const result = await transaction(async (client) => {
     await lock(client);
     return work(client);
   });
+  warn();
+  return result;
 }
 
 function isTransactionClient(db: Queryable): db is pg.PoolClient {

@@ -1,0 +1,47 @@
+import { describe, expect, it } from "vitest";
+import { apiSuite } from "../../testing/api-suite";
+import { form } from "./files-helpers";
+
+/** CONTRACT §2: at 80 % of a limit a notification is written and mailed once. */
+const t = apiSuite();
+const as = () => ({ project: t.owner.project, token: t.owner.token });
+
+async function notifications(): Promise<{ subject: string }[]> {
+  // The warning is written right after the write commits: poll briefly.
+  await new Promise((r) => setTimeout(r, 150));
+  const r = await t.server.request("/api/collections/_notification/documents/", as());
+  return r.body.items.filter((n: { subject: string }) => /size at \d+ % of the limit/.test(n.subject));
+}
+const mailsToOwner = () => t.server.smtp.messages.filter((m) => m.to.includes(t.owner.email) && /size limit/.test(m.subject));
+
+describe("limit warnings", () => {
+  it("warns once at 80 % of data_size_limit, again only after falling back below it", async () => {
+    const filler = { blob: "x".repeat(790) };
+    await t.server.request(`/api/user/projects/${t.owner.project}/`, { session: t.owner.session, method: "PATCH", json: { settings: { data_size_limit: 1000 } } });
+    expect((await t.server.request("/api/collections/w/documents/", { ...as(), json: { _id: "small" } })).status).toBe(201);
+    expect(await notifications()).toEqual([]);
+    expect((await t.server.request("/api/collections/w/documents/", { ...as(), json: { _id: "big", ...filler } })).status).toBe(201);
+    const first = await notifications();
+    expect(first).toHaveLength(1);
+    expect(first[0].subject).toMatch(/^Data size at (8|9)\d % of the limit$/);
+    const mail = await t.server.smtp.waitForMail((m) => m.to.includes(t.owner.email) && /data size limit/.test(m.subject));
+    expect(mail.text).toContain("402");
+    // More writes above 80 %: no second warning.
+    await t.server.request("/api/collections/w/documents/", { ...as(), json: { _id: "more" } });
+    expect(await notifications()).toHaveLength(1);
+    expect(mailsToOwner()).toHaveLength(1);
+    // Below 80 % and up again: a new warning.
+    await t.server.request("/api/collections/w/documents/big/", { ...as(), method: "DELETE" });
+    await t.server.request("/api/collections/w/documents/", { ...as(), json: { _id: "tiny" } });
+    await t.server.request("/api/collections/w/documents/", { ...as(), json: { _id: "big2", ...filler } });
+    expect(await notifications()).toHaveLength(2);
+  });
+
+  it("warns at 80 % of files_size_limit", async () => {
+    await t.server.request(`/api/user/projects/${t.owner.project}/`, { session: t.owner.session, method: "PATCH", json: { settings: { data_size_limit: 0, files_size_limit: 2000 } } });
+    const upload = await t.server.request("/api/collections/_files/documents/", { ...as(), body: form([["file", Buffer.alloc(1700, 65), "a.txt"]]) });
+    expect(upload.status, upload.text).toBe(201);
+    const all = await notifications();
+    expect(all.some((n) => /^Files size at 8\d % of the limit$/.test(n.subject))).toBe(true);
+  });
+});
