@@ -1,5 +1,6 @@
 import { notFound, validationError } from "../errors";
 import type { ProjectScope } from "../collections/collection";
+import { checkPropertyPath, setOwn } from "../query/json-input";
 import { updateDocument } from "./update-document";
 
 type Doc = Record<string, unknown>;
@@ -10,6 +11,7 @@ type Doc = Record<string, unknown>;
  * path that reaches nothing.
  */
 export function readProperty(doc: Doc, path: string[]): unknown {
+  checkPropertyPath(path);
   let value: unknown = doc;
   for (const segment of path) {
     if (Array.isArray(value) && /^\d+$/.test(segment) && Number(segment) < value.length) value = value[Number(segment)];
@@ -20,27 +22,37 @@ export function readProperty(doc: Doc, path: string[]): unknown {
 }
 
 export async function setDocumentProperty(scope: ProjectScope, input: { collectionId: string; id: string; path: string[]; value: unknown }): Promise<Doc> {
+  checkPropertyPath(input.path);
   if (input.path[0] === "_id") throw validationError("Validation error", [{ property: "_id", message: "cannot be changed" }]);
   return updateDocument(scope, {
     collectionId: input.collectionId,
     id: input.id,
     change: (doc) => {
-      let node: unknown = doc;
-      input.path.slice(0, -1).forEach((segment) => {
-        const container = node as Record<string, unknown>;
-        const next = Array.isArray(container) && /^\d+$/.test(segment) ? container[Number(segment)] : container[segment];
-        if (next === null || typeof next !== "object") container[segment] = {};
-        node = Array.isArray(container) && /^\d+$/.test(segment) ? container[Number(segment)] : container[segment];
-      });
+      // Own properties only, and every step an own data property: a segment such as
+      // `constructor` is a key like any other, never a way into a prototype.
+      let node: Doc | unknown[] = doc;
+      for (const segment of input.path.slice(0, -1)) {
+        const index = Array.isArray(node) && /^\d+$/.test(segment) ? Number(segment) : undefined;
+        const next = index !== undefined ? (node as unknown[])[index] : Object.hasOwn(node, segment) ? (node as Doc)[segment] : undefined;
+        if (next !== null && typeof next === "object") {
+          node = next as Doc | unknown[];
+          continue;
+        }
+        const created: Doc = {};
+        if (index !== undefined) (node as unknown[])[index] = created;
+        else setOwn(node as Doc, segment, created);
+        node = created;
+      }
       const last = input.path[input.path.length - 1];
       if (Array.isArray(node) && /^\d+$/.test(last)) node[Number(last)] = input.value;
-      else (node as Doc)[last] = input.value;
+      else setOwn(node as Doc, last, input.value);
       return doc;
     },
   });
 }
 
 export async function unsetDocumentProperty(scope: ProjectScope, input: { collectionId: string; id: string; path: string[] }): Promise<Doc> {
+  checkPropertyPath(input.path);
   if (input.path[0] === "_id") throw validationError("Validation error", [{ property: "_id", message: "cannot be removed" }]);
   return updateDocument(scope, {
     collectionId: input.collectionId,

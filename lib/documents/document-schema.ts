@@ -147,7 +147,7 @@ export function checkImmutable(before: Record<string, unknown>, after: Record<st
 
 export function valueAt(doc: unknown, path: string[]): unknown {
   let value = doc;
-  for (const segment of path) value = value && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  for (const segment of path) value = value && typeof value === "object" && Object.hasOwn(value, segment) ? (value as Record<string, unknown>)[segment] : undefined;
   return value;
 }
 
@@ -161,7 +161,7 @@ export function visit(node: unknown, path: string[], fn: (value: unknown, set: (
     return;
   }
   const record = node as Record<string, unknown>;
-  if (!(head in record)) return;
+  if (!Object.hasOwn(record, head)) return;
   if (rest.length) visit(record[head], rest, fn);
   else fn(record[head], (v) => (record[head] = v));
 }

@@ -2,6 +2,7 @@ import { raw, sql } from "../db/sql";
 import { query, transaction } from "../db/query";
 import { notFound } from "../errors";
 import type { ProjectScope } from "../collections/collection";
+import { setOwn } from "../query/json-input";
 import { applyUpdate, compileFilter, parseFilter } from "../query";
 import type { Json } from "../query";
 import { withFreshState } from "./collection-state";
@@ -66,8 +67,13 @@ function equalities(filter: Record<string, unknown>): Doc {
     }
     const path = key.split(".");
     let node = seed;
-    for (const segment of path.slice(0, -1)) node = (node[segment] ??= {}) as Doc;
-    node[path[path.length - 1]] = plain;
+    // Own properties only: `constructor.prototype.x` must build objects, not walk into Object.
+    for (const segment of path.slice(0, -1)) {
+      const next = Object.hasOwn(node, segment) ? node[segment] : undefined;
+      if (next === null || typeof next !== "object" || Array.isArray(next)) setOwn(node, segment, {});
+      node = node[segment] as Doc;
+    }
+    setOwn(node, path[path.length - 1], plain);
   }
   return seed;
 }

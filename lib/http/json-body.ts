@@ -2,6 +2,7 @@ import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { ApiEnv } from "./env";
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
+import { checkJsonInput } from "../query/json-input";
 
 /** JSON bodies are small documents, not files: anything bigger is refused before it is parsed. */
 export const JSON_BODY_LIMIT = Number(process.env.ARCA_JSON_BODY_LIMIT || 16 * 1024 * 1024);
@@ -26,6 +27,8 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   } catch {
     throw badRequest("Malformed JSON in request body");
   }
+  // Depth, `__proto__` keys and NUL: refused here once for every JSON body (lib/query/json-input.ts).
+  checkJsonInput(value);
   return unwrapPayload(value);
 }
 

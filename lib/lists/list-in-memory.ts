@@ -49,7 +49,7 @@ function compareRecords(a: Record<string, unknown>, b: Record<string, unknown>, 
 
 function valueAt(record: unknown, path: string[]): unknown {
   let value = record;
-  for (const segment of path) value = value && typeof value === "object" ? (value as Record<string, unknown>)[segment] : undefined;
+  for (const segment of path) value = value && typeof value === "object" && Object.hasOwn(value, segment) ? (value as Record<string, unknown>)[segment] : undefined;
   return value;
 }
 

@@ -1,4 +1,5 @@
 import { badRequest } from "../errors";
+import { checkJsonInput, checkJsonString, checkPropertyPath } from "../query/json-input";
 
 /** A list request (CONTRACT §3): paging, sort, projection, filter and text, from URL and body. */
 export interface ListQuery {
@@ -19,6 +20,8 @@ export interface SortKey {
 
 export const DEFAULT_PER_PAGE = 100;
 export const MAX_PER_PAGE = 1000;
+/** Each key is an ORDER BY expression: 2,000 of them made the planner, not the client, wait. */
+export const MAX_SORT_KEYS = 32;
 
 /**
  * `params` are the URL's query parameters; `body` the JSON body of `X-Action: find` (its
@@ -35,10 +38,12 @@ export function readListQuery(params: URLSearchParams, body: Record<string, unkn
     } catch {
       throw badRequest("Malformed JSON in filter");
     }
+    checkJsonInput(filter, "Filter");
   }
   if (filter !== undefined && filter !== null && (typeof filter !== "object" || Array.isArray(filter)))
     throw badRequest("filter must be a JSON object");
   const text = typeof body.text === "string" ? body.text : (params.get("text") ?? undefined);
+  if (text !== undefined) checkJsonString(text, "text");
   return {
     page,
     perPage,
@@ -58,7 +63,9 @@ export function parseSort(text: string): SortKey[] {
     const name = descending || part.startsWith("+") ? part.slice(1) : part;
     const path = name.split(".");
     if (!name || path.some((segment) => segment === "")) throw badRequest(`Malformed sort key: ${part}`);
+    checkPropertyPath(path, "sort");
     keys.push({ path, descending });
+    if (keys.length > MAX_SORT_KEYS) throw badRequest(`sort takes at most ${MAX_SORT_KEYS} keys`);
   }
   if (!keys.some((k) => k.path.length === 1 && k.path[0] === "_id")) keys.push({ path: ["_id"], descending: false });
   return keys;
@@ -67,6 +74,7 @@ export function parseSort(text: string): SortKey[] {
 function listParam(value: string | null): string[] | undefined {
   if (value === null) return undefined;
   const list = value.split(",").map((v) => v.trim()).filter(Boolean);
+  for (const item of list) checkPropertyPath(item.split("."), "fields");
   return list.length ? list : undefined;
 }
 

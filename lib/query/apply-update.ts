@@ -1,5 +1,6 @@
 import { update } from "mingo/updater";
 import { badRequest } from "@/lib/errors";
+import { checkPropertyName, setOwn } from "./json-input";
 import { deepEqual, isPlainObject } from "./json-values";
 import type { Json } from "./types";
 
@@ -42,19 +43,53 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
       }
     }
   }
-  const next = structuredClone(doc);
+  // mingo walks paths with plain property reads, so a key such as `constructor` or `toString`
+  // that the document lacks resolves to Object.prototype's member and the write is lost. Such
+  // keys are renamed to a NUL-prefixed twin for the run (no input key holds NUL, see
+  // json-input.ts) and back after: to mingo every user key is then an ordinary own property.
+  const next = escapeKeys(doc) as Doc;
   try {
-    update(next, modifier as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
+    update(next, escapeKeys(modifier) as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
   } catch (error) {
     throw badRequest(`Invalid update: ${(error as Error).message}`);
   }
-  return next;
+  return unescapeKeys(next) as Doc;
+}
+
+const inherited = new Set([...Object.getOwnPropertyNames(Object.prototype), "prototype"]);
+
+function escapeKey(key: string): string {
+  if (key.startsWith("$")) return key;
+  const segments = key.split(".");
+  return segments.some((s) => inherited.has(s) || s.startsWith("\u0000"))
+    ? segments.map((s) => (inherited.has(s) || s.startsWith("\u0000") ? `\u0000${s}` : s)).join(".")
+    : key;
+}
+
+/** A copy with every key (each segment of a dotted path, `$rename` targets too) escaped. */
+function escapeKeys(value: unknown, renameTargets = false): unknown {
+  if (Array.isArray(value)) return value.map((item) => escapeKeys(item));
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    setOwn(out, escapeKey(key), renameTargets && typeof item === "string" ? escapeKey(item) : escapeKeys(item, key === "$rename"));
+  }
+  return out;
+}
+
+function unescapeKeys(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(unescapeKeys);
+  if (!isPlainObject(value)) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) setOwn(out, key.startsWith("\u0000") ? key.slice(1) : key, unescapeKeys(item));
+  return out;
 }
 
 function checkPath(path: string): void {
   if (path === "" || path.split(".").some((segment) => segment === "" || segment.startsWith("$"))) {
     throw badRequest(`Invalid field path: ${JSON.stringify(path)}`);
   }
+  for (const segment of path.split(".")) checkPropertyName(segment, "Update");
 }
 
 function valueAt(doc: Json, path: string): Json | undefined {

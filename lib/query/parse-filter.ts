@@ -1,5 +1,6 @@
 import { badRequest } from "@/lib/errors";
 import { compileRegex } from "./compile-regex";
+import { checkJsonInput, checkJsonString, checkPropertyName, setOwn } from "./json-input";
 import { isPlainObject } from "./json-values";
 import type { Comparable, FilterNode, Json, OperatorNode } from "./types";
 
@@ -11,6 +12,7 @@ import type { Comparable, FilterNode, Json, OperatorNode } from "./types";
 export function parseFilter(input: unknown): FilterNode {
   if (input === undefined || input === null) return { kind: "and", children: [] };
   if (!isPlainObject(input)) throw badRequest("Filter must be an object");
+  checkJsonInput(input, "Filter");
   return parseQuery(input as Record<string, unknown>);
 }
 
@@ -23,10 +25,14 @@ export function parseFilterParam(text: string | null | undefined): FilterNode {
   } catch {
     throw badRequest("Malformed filter: not valid JSON");
   }
+  checkJsonInput(value, "Filter");
   return parseFilter(value);
 }
 
 const logical = new Set(["$and", "$or", "$nor"]);
+
+/** Each value is a parameter and an OR branch in SQL: 50,000 of them planned for seconds. */
+export const MAX_IN_VALUES = 1000;
 
 function parseQuery(query: Record<string, unknown>): FilterNode {
   const children: FilterNode[] = [];
@@ -51,6 +57,7 @@ function parsePath(key: string): string[] {
   checkString(key);
   const path = key.split(".");
   if (path.some((segment) => segment === "")) throw badRequest(`Invalid field path: ${JSON.stringify(key)}`);
+  for (const segment of path) checkPropertyName(segment, "Filter");
   return path;
 }
 
@@ -88,6 +95,7 @@ function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
       case "$nin":
       case "$all":
         if (!Array.isArray(value)) throw badRequest(`${key} needs an array`);
+        if (value.length > MAX_IN_VALUES) throw badRequest(`${key} takes at most ${MAX_IN_VALUES} values`);
         ops.push({ op: key.slice(1) as "in", values: value.map(jsonValue) });
         break;
       case "$exists":
@@ -148,16 +156,12 @@ function jsonValue(value: unknown): Json {
   if (Array.isArray(value)) return value.map(jsonValue);
   if (isPlainObject(value)) {
     const out: Record<string, Json> = {};
-    for (const [key, item] of Object.entries(value)) out[checkString(key)] = jsonValue(item);
+    for (const [key, item] of Object.entries(value)) setOwn(out, checkString(key), jsonValue(item));
     return out;
   }
   throw badRequest("Filter values must be JSON");
 }
 
-// PostgreSQL text cannot hold NUL, and JSONB refuses lone surrogates.
-const unstorable = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
-
 function checkString(value: string): string {
-  if (unstorable.test(value)) throw badRequest("Filter strings must be valid Unicode without NUL");
-  return value;
+  return checkJsonString(value, "Filter");
 }

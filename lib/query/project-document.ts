@@ -1,3 +1,4 @@
+import { setOwn } from "./json-input";
 import { isPlainObject } from "./json-values";
 import type { Json } from "./types";
 
@@ -39,19 +40,20 @@ function copyPath(from: Doc, to: Doc, path: string[]): void {
   if (!Object.hasOwn(from, head)) return;
   const value = from[head];
   if (rest.length === 0) {
-    to[head] = structuredClone(value);
+    setOwn(to, head, structuredClone(value));
   } else if (isPlainObject(value)) {
-    const target = isPlainObject(to[head]) ? (to[head] as Doc) : {};
+    const existing = Object.hasOwn(to, head) ? to[head] : undefined;
+    const target = isPlainObject(existing) ? existing : {};
     copyPath(value, target, rest);
-    to[head] = target;
+    setOwn(to, head, target);
   } else if (Array.isArray(value)) {
-    const existing = Array.isArray(to[head]) ? (to[head] as Json[]) : [];
+    const existing = Object.hasOwn(to, head) && Array.isArray(to[head]) ? (to[head] as Json[]) : [];
     const elements = value.filter(isPlainObject).map((element, k) => {
       const target = isPlainObject(existing[k]) ? (existing[k] as Doc) : {};
       copyPath(element, target, rest);
       return target;
     });
-    to[head] = elements;
+    setOwn(to, head, elements);
   }
 }
 
