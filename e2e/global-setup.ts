@@ -43,6 +43,8 @@ export default async function globalSetup(_config: FullConfig) {
     ARCA_PG_PORT: String(PG_PORT),
     SMTP_URL: smtp.url,
     NEXT_TELEMETRY_DISABLED: "1",
+    // The hooks spec delivers to a receiver on 127.0.0.1, which the SSRF guard refuses otherwise.
+    ARCA_HOOKS_ALLOW_PRIVATE: "true",
   };
   delete env.DATABASE_URL;
   delete env.ARCA_SECRET;
@@ -67,6 +69,8 @@ export default async function globalSetup(_config: FullConfig) {
   process.env.E2E_MAIL_DIR = mailDir;
   process.env.E2E_DATA_DIR = dataDir;
   process.env.E2E_PG_PORT = String(PG_PORT);
+  // Inherited by the workers, so a second server they start (next-door.spec.ts) delivers hooks alike.
+  process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
 
   return async () => {
     await stopProcessTree(server, exited);
