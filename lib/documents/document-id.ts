@@ -7,6 +7,8 @@ export const DOCUMENT_ID = /^[A-Za-z0-9_.@-]{1,64}$/;
 export function checkDocumentId(id: unknown): string {
   if (typeof id !== "string" || !DOCUMENT_ID.test(id))
     throw validationError("Validation error", [{ property: "_id", message: "must be 1-64 of A-Z a-z 0-9 _ . @ -" }]);
+  // Ids become object keys in caches and maps built from rows: never the prototype's setter.
+  if (id === "__proto__") throw validationError("Validation error", [{ property: "_id", message: "__proto__ is not allowed" }]);
   return id;
 }
 

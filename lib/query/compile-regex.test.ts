@@ -23,3 +23,32 @@ describe("compileRegex", () => {
     expect(compileRegex("a", "i").pg).toBe("[\\U00000041\\U00000061]");
   });
 });
+
+describe("compileRegex: hostile patterns", () => {
+  it("runs catastrophic-backtracking patterns in linear time (RE2, not a JavaScript RegExp)", () => {
+    // On V8's backtracking engine each of these took seconds to minutes on this input.
+    const input = `${"a".repeat(5000)}!`;
+    for (const source of ["^(a+)+$", "^(a|a)*$", "^(a|aa)+$", "(x+x+)+y", "^([a-z]+)*[0-9]$"]) {
+      expect(compileRegex(source).js.test(input)).toBe(false);
+      expect(compileRegex(source, "i").js.test(input)).toBe(false);
+    }
+    expect(compileRegex("^(a+)+$").js).not.toBeInstanceOf(RegExp);
+  });
+
+  it.each([
+    ["(a)\\1", /backreferences are not supported/],
+    ["a(?=b)", /lookarounds are not supported/],
+    ["a(?!b)", /lookarounds are not supported/],
+    ["(?<=a)b", /lookarounds are not supported/],
+    ["((((a{100}){100}){100}){100})", /./],
+  ])("refuses %s with a 400", (source, message) => {
+    let error: { status?: number; message?: string } | undefined;
+    try {
+      compileRegex(source);
+    } catch (caught) {
+      error = caught as typeof error;
+    }
+    expect(error?.status).toBe(400);
+    expect(error?.message).toMatch(message);
+  });
+});

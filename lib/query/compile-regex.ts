@@ -1,3 +1,4 @@
+import { RE2JS } from "re2js";
 import { badRequest } from "@/lib/errors";
 import type { CompiledRegex } from "./types";
 
@@ -15,8 +16,21 @@ export function compileRegex(source: string, options = ""): CompiledRegex {
   if (source.length > 1000) throw badRequest("$regex pattern is too long");
   const ignoreCase = options.includes("i");
   const ast = new RegexParser(source, ignoreCase).parse();
-  const js = new RegExp(emit(ast, "js"), "u");
-  return { source, ignoreCase, js, pg: emit(ast, "pg") };
+  return { source, ignoreCase, js: linearMatcher(source, emit(ast, "re2")), pg: emit(ast, "pg") };
+}
+
+/**
+ * In memory the pattern runs on RE2 (re2js): linear in the input whatever the pattern, where
+ * V8's backtracking engine took 11-21 s on `^(a+)+$` and blocked the event loop for everyone.
+ */
+function linearMatcher(source: string, pattern: string): { test(input: string): boolean } {
+  let compiled: RE2JS;
+  try {
+    compiled = RE2JS.compile(pattern);
+  } catch {
+    throw badRequest(`Invalid $regex ${JSON.stringify(source)}: too complex (nested repeats expand too far)`);
+  }
+  return { test: (input) => compiled.test(input) };
 }
 
 type Range = [number, number];
@@ -90,6 +104,8 @@ class RegexParser {
         return { t: "set", ranges: complement(newline) };
       case "(": {
         if (this.peek() === "?") {
+          if (this.peek(1) === "=" || this.peek(1) === "!" || this.peek(1) === "<")
+            this.fail("lookarounds are not supported (patterns run on a linear-time engine)");
           if (this.peek(1) !== ":") this.fail("only (?:...) groups are supported");
           this.pos += 2;
         }
@@ -222,6 +238,7 @@ class RegexParser {
         if (inClass) return single(0x08);
         return this.fail("word boundaries (\\b) are not supported");
       default:
+        if (/[1-9]/.test(c)) this.fail("backreferences are not supported (patterns run on a linear-time engine)");
         if (/[0-9A-Za-z]/.test(c)) this.fail(`unsupported escape \\${c}`);
         return single(c.codePointAt(0)!);
     }
@@ -302,7 +319,9 @@ function caseClosure(ranges: Range[]): Range[] {
   return extra.length === 0 ? ranges : normalize([...ranges, ...extra]);
 }
 
-function emit(node: Node, dialect: "js" | "pg"): string {
+type Dialect = "re2" | "pg";
+
+function emit(node: Node, dialect: Dialect): string {
   switch (node.t) {
     case "bol":
       return "^";
@@ -325,11 +344,11 @@ function emit(node: Node, dialect: "js" | "pg"): string {
   }
 }
 
-function emitSet(ranges: Range[], dialect: "js" | "pg"): string {
+function emitSet(ranges: Range[], dialect: Dialect): string {
   const char = (cp: number) =>
-    dialect === "js" ? `\\u{${cp.toString(16)}}` : `\\U${cp.toString(16).padStart(8, "0")}`;
+    dialect === "re2" ? `\\x{${cp.toString(16)}}` : `\\U${cp.toString(16).padStart(8, "0")}`;
   // An empty class: only NUL would match, and no stored string holds NUL.
-  if (ranges.length === 0) return dialect === "js" ? "[]" : `[^${char(1)}-${char(MAX_CODE_POINT)}]`;
+  if (ranges.length === 0) return `[^${char(1)}-${char(MAX_CODE_POINT)}]`;
   if (isSingle(ranges)) return char(ranges[0][0]);
   const body = ranges.map(([lo, hi]) => (lo === hi ? char(lo) : `${char(lo)}-${char(hi)}`)).join("");
   return `[${body}]`;

@@ -8,8 +8,11 @@ export type Comparable = null | boolean | number | string;
 export interface CompiledRegex {
   source: string;
   ignoreCase: boolean;
-  /** Runs in memory (`u` flag, no `i`: case-insensitivity is already spelled out as classes). */
-  js: RegExp;
+  /**
+   * Runs in memory, on RE2 (linear time; case-insensitivity is already spelled out as classes).
+   * Never a JavaScript RegExp: a request's pattern must not backtrack on the event loop.
+   */
+  js: { test(input: string): boolean };
   /** The same pattern in PostgreSQL ARE syntax, for `~` under `COLLATE "C"`. */
   pg: string;
 }
