@@ -3,13 +3,12 @@ import type { IncomingMessage } from "node:http";
 import { authenticateProjectRequest, type Credentials } from "../auth/authenticate";
 import { sessionIdFromCookies } from "../auth/dashboard-session";
 import { config } from "../config";
-import { AppError, notFound } from "../errors";
+import { notFound } from "../errors";
 import { publicOrigin } from "../members/public-url";
 import { clientAddress } from "../rate-limits/client-address";
 import { assertAddressNotBlocked, countFailure } from "../rate-limits/guessing-limits";
 import { rateLimitConfig } from "../rate-limits/rate-limit-config";
 import type { ApiEnv } from "./env";
-import { errorResponse } from "./errors";
 
 /**
  * First middleware: which project the host (or X-Project) names, which credentials came, and
@@ -30,15 +29,8 @@ export const readRequestContext: MiddlewareHandler<ApiEnv> = async (c, next) => 
   assertAddressNotBlocked(client);
   await next();
   // A principal resolved means the credentials were good (a token refused by `/api/info/` is no guess).
-  if (c.res.status === 401 && !c.get("principal")) {
-    try {
-      await countFailure(client);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      c.res = undefined;
-      c.res = errorResponse(c, error);
-    }
-  }
+  // Past the limit countFailure throws 429, which replaces the 401 (through the app's onError).
+  if (c.res.status === 401 && !c.get("principal")) await countFailure(client);
 };
 
 /** Project routes: resolves project and principal (404, 401, 403 in that order). */
