@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sweepOrphanFiles } from "../../files/orphan-sweep";
+import { markUnreferencedFiles, sweepOrphanFiles } from "../../files/orphan-sweep";
 import { ownerWithProject } from "../../testing/fixtures";
 import { apiSuite } from "../../testing/api-suite";
 
@@ -67,5 +67,82 @@ describe("files of deleted documents with delete_files off", () => {
     const fileId = await attach(as, "notes", "n3", "gone with it");
     await t.server.request("/api/collections/notes/documents/n3/", { ...as, method: "DELETE" });
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(404);
+  });
+});
+
+describe("the orphan sweep with many files on one document", () => {
+  const MANY = 10_000;
+
+  /** Gives document `id` (already holding one uploaded file) MANY more file records, as rows and in its JSON. */
+  async function holdMany(project: string, collection: string, id: string, tag: string): Promise<number> {
+    const { rows } = await t.db.query(
+      `WITH f AS (
+         INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key)
+         SELECT $1, $4 || '-' || i, $2, $3, 'many', 'f' || i || '.txt', 'text/plain', 3, md5('x'), $1 || '/none-' || $4 || '-' || i
+         FROM generate_series(1, ${MANY}) i RETURNING *
+       ), doc AS (
+         UPDATE documents SET data = data || jsonb_build_object('many', (SELECT jsonb_agg(jsonb_build_object(
+           '_id', id, 'collection_id', collection_id, 'content_type', content_type, 'date_created', '2026-01-01T00:00:00.00Z',
+           'document_id', document_id, 'last_access', '2026-01-01T00:00:00.00Z', 'md5', md5, 'name', name, 'size', size)) FROM f))
+         WHERE project_id = $1 AND collection_id = $2 AND id = $3 RETURNING 1
+       ), cd AS (
+         INSERT INTO counter_deltas (project_id, collection_id, files_size) SELECT $1, '', sum(size) FROM f
+       )
+       SELECT count(*)::int AS n FROM f`,
+      [project, collection, id, tag],
+    );
+    return rows[0].n;
+  }
+
+  const filesSize = async (people: { project: string; session: string }) => (await t.server.request("/api/info/", people)).body.status.files_size;
+  const countFiles = async (project: string, where = "TRUE") =>
+    (await t.db.query(`SELECT count(*)::int AS n FROM files WHERE project_id = $1 AND ${where}`, [project])).rows[0].n;
+
+  it(`leaves ${MANY} files held by their document alone, then sweeps them in batches once it is gone`, async () => {
+    const { as, people } = await projectKeepingFiles("1s");
+    await attach(as, "notes", "big", "first");
+    expect(await holdMany(as.project, "notes", "big", "big")).toBe(MANY);
+    expect(await filesSize(people)).toBe(5 + 3 * MANY);
+
+    // The safety net reads the document once, not once per file: nothing of it is an orphan.
+    await markUnreferencedFiles();
+    expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(0);
+    expect((await sweepOrphanFiles()).deleted).toBe(0);
+
+    // Deleting the document marks its files in the same transaction; the sweep waits for the TTL.
+    expect((await t.server.request("/api/collections/notes/documents/big/", { ...as, method: "DELETE" })).status).toBe(204);
+    expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(MANY + 1);
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const swept = await sweepOrphanFiles({ batch: 1000 });
+    expect(swept.deleted).toBe(MANY + 1);
+    expect(await countFiles(as.project)).toBe(0);
+    expect(await filesSize(people)).toBe(0);
+  });
+
+  it("unmarks instead of deleting a marked file its document holds again", async () => {
+    const { as } = await projectKeepingFiles("1s");
+    const fileId = await attach(as, "notes", "back", "returns");
+    await holdMany(as.project, "notes", "back", "back");
+    await t.db.query("UPDATE files SET orphaned_at = now() - interval '1 hour' WHERE project_id = $1", [as.project]);
+    const swept = await sweepOrphanFiles({ batch: 3000 });
+    expect(swept).toEqual({ deleted: 0, kept: MANY + 1 });
+    expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(0);
+    expect((await t.server.request(`/api/collections/_files/documents/${fileId}/content/`, as)).text).toBe("returns");
+  });
+
+  it("the safety net marks files a hand edit took out of their document, and two sweeps never take the same row", async () => {
+    const { as, people } = await projectKeepingFiles("1s");
+    await attach(as, "notes", "edited", "stays");
+    await holdMany(as.project, "notes", "edited", "edited");
+    await t.db.query("UPDATE documents SET data = data - 'many' WHERE project_id = $1 AND id = 'edited'", [as.project]);
+    const { marked } = await markUnreferencedFiles();
+    expect(marked).toBeGreaterThanOrEqual(MANY);
+    expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(MANY);
+    await t.db.query("UPDATE files SET orphaned_at = now() - interval '1 hour' WHERE project_id = $1 AND orphaned_at IS NOT NULL", [as.project]);
+
+    const [a, b] = await Promise.all([sweepOrphanFiles({ batch: 500 }), sweepOrphanFiles({ batch: 500 })]);
+    expect(a.deleted + b.deleted).toBe(MANY);
+    expect(await countFiles(as.project)).toBe(1);
+    expect(await filesSize(people)).toBe(5);
   });
 });
