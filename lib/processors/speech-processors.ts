@@ -157,16 +157,18 @@ export function wavFile(pcm: Buffer, sampleRate: number): Buffer {
 /** MP3 (64 kbit/s mono) in slices of ~1 s of audio, yielding to the event loop between them. */
 export async function encodeMp3(pcm: Buffer, sampleRate: number): Promise<Buffer> {
   // Int16Array needs an even offset; a Buffer slice may start anywhere in its pool.
-  const bytes = pcm.byteOffset % 2 === 0 ? pcm : Uint8Array.from(pcm);
-  const aligned = new Int16Array(bytes.buffer, bytes.byteOffset, Math.floor(pcm.length / 2));
+  const even = pcm.byteOffset % 2 === 0 ? pcm : Uint8Array.from(pcm);
+  const aligned = new Int16Array(even.buffer, even.byteOffset, Math.floor(pcm.length / 2));
   const encoder = new Mp3Encoder(1, sampleRate, 64);
-  const out: Uint8Array[] = [];
+  const out: Buffer[] = [];
+  // lamejs answers Int8Arrays: viewed as bytes, not copied.
+  const bytes = (chunk: ArrayBufferView) => Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
   const slice = 1152 * 20;
   for (let i = 0; i < aligned.length; i += slice) {
-    out.push(encoder.encodeBuffer(aligned.subarray(i, i + slice)));
+    out.push(bytes(encoder.encodeBuffer(aligned.subarray(i, i + slice))));
     await yieldToLoop();
   }
-  out.push(encoder.flush());
+  out.push(bytes(encoder.flush()));
   return Buffer.concat(out);
 }
 

@@ -1,0 +1,227 @@
+import { createHash } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { apiSuite } from "../../testing/api-suite";
+
+// Processors (CONTRACT §7): schema checks, the text kinds on real inputs, when they run, process_only.
+const t = apiSuite();
+const as = (extra: Record<string, unknown> = {}) => ({ project: t.owner.project, token: t.owner.token, ...extra });
+const docs = (c: string) => `/api/collections/${c}/documents/`;
+let counter = 0;
+const unique = (prefix: string) => `${prefix}${++counter}${Date.now().toString(36)}`;
+const md5 = (text: string) => createHash("md5").update(text).digest("hex");
+
+async function collectionWith(properties: Record<string, unknown>, additional = true): Promise<string> {
+  const id = unique("proc");
+  const res = await t.server.request(`/api/collections/${id}/`, as({ json: { schema: { type: "object", properties, additionalProperties: additional } } }));
+  expect(res.status, res.text).toBe(201);
+  return id;
+}
+
+async function saveSchema(properties: Record<string, unknown>) {
+  return t.server.request(`/api/collections/${unique("bad")}/`, as({ json: { schema: { type: "object", properties } } }));
+}
+
+describe("processors in a schema, checked when it is saved", () => {
+  it("refuses an unknown kind, a missing required argument, a bad argument and an array property, naming the property", async () => {
+    const unknown = await saveSchema({ a: { type: "string", processors: [{ name: "nope" }] } });
+    expect(unknown.status).toBe(422);
+    expect(unknown.body.errors).toEqual([{ property: "a", message: 'unknown processor kind "nope"' }]);
+
+    const missing = await saveSchema({ b: { type: "string", processors: [{ name: "template", in: {} }] } });
+    expect(missing.status).toBe(422);
+    expect(missing.body.errors[0]).toMatchObject({ property: "b" });
+    expect(missing.body.errors[0].message).toContain("template_string");
+
+    const badArg = await saveSchema({ c: { type: "string", processors: [{ name: "md5", in: { text: "plain" } }] } });
+    expect(badArg.status).toBe(422);
+    expect(badArg.body.errors[0].property).toBe("c");
+
+    const unknownArg = await saveSchema({ c: { type: "string", processors: [{ name: "md5", in: { words: { value: "x" } } }] } });
+    expect(unknownArg.status).toBe(422);
+    expect(unknownArg.body.errors[0].message).toContain('unknown argument "words"');
+
+    const array = await saveSchema({ tags: { type: "array", items: { type: "string" }, processors: [{ name: "md5" }] } });
+    expect(array.status).toBe(422);
+    expect(array.body.errors).toEqual([{ property: "tags", message: "processors cannot run on an array property" }]);
+
+    const inItems = await saveSchema({ list: { type: "array", items: { type: "object", properties: { x: { type: "string", processors: [{ name: "md5" }] } } } } });
+    expect(inItems.status).toBe(422);
+    expect(inItems.body.errors[0].property).toBe("list.x");
+
+    const watermarkUrl = await saveSchema({
+      photo: { type: "file", processors: [{ name: "watermark", in: { watermark_image: { property: "logo" }, url: { value: "http://example.com/logo.png" } } }] },
+    });
+    expect(watermarkUrl.status).toBe(422);
+    expect(watermarkUrl.body.errors[0]).toMatchObject({ property: "photo" });
+    expect(watermarkUrl.body.errors[0].message).toContain("url");
+  });
+
+  it('refuses a cycle, direct or indirect, with "Recursion detected in processors"', async () => {
+    const direct = await saveSchema({
+      a: { type: "string", processors: [{ name: "md5", in: { text: { property: "b" } } }] },
+      b: { type: "string", processors: [{ name: "md5", in: { text: { property: "a" } } }] },
+    });
+    expect(direct.status).toBe(422);
+    expect(direct.body.message).toBe("Recursion detected in processors");
+
+    const indirect = await saveSchema({
+      a: { type: "string", processors: [{ name: "md5", in: { text: { property: "c" } } }] },
+      b: { type: "string", processors: [{ name: "md5", in: { text: { property: "a" } } }] },
+      c: { type: "string", processors: [{ name: "template", in: { template_string: { value: "{{x}}" }, context: { x: { property: "b" } } } }] },
+    });
+    expect(indirect.status).toBe(422);
+    expect(indirect.body.message).toBe("Recursion detected in processors");
+
+    // A PATCH of the collection that closes a loop, and the stored schema stays as it was.
+    const id = await collectionWith({ a: { type: "string", processors: [{ name: "md5", in: { text: { property: "b" } } }] }, b: { type: "string" } });
+    const res = await t.server.request(`/api/collections/${id}/`, as({ method: "PATCH", json: { schema: { properties: { b: { type: "string", processors: [{ name: "md5", in: { text: { property: "a" } } }] } } } } }));
+    expect(res.status).toBe(422);
+    expect((await t.server.request(`/api/collections/${id}/`, as())).body.schema.properties.b).toEqual({ type: "string" });
+    expect(res.body.message).toBe("Recursion detected in processors");
+  });
+});
+
+describe("text processors on real inputs", () => {
+  it("random then md5 on one property stores the digest of a random string; chained in order", async () => {
+    const c = await collectionWith({
+      token: { type: "string", processors: [{ name: "random", in: { random_type: { value: "string" }, length: { value: 20 } } }, { name: "md5" }] },
+      code: { type: "integer", processors: [{ name: "random", in: { random_type: { value: "integer" }, length: { value: 6 } } }] },
+      uuid: { type: "string", processors: [{ name: "random", in: { random_type: { value: "uuid" } } }] },
+    });
+    const res = await t.server.request(docs(c), as({ json: { _id: "r1" } }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.token).toMatch(/^[0-9a-f]{32}$/);
+    expect(String(res.body.code)).toMatch(/^[1-9]\d{5}$/);
+    expect(res.body.uuid).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    const stored = await t.server.request(`${docs(c)}r1/`, as());
+    expect(stored.body).toEqual(res.body);
+  });
+
+  it("md5, template (with a nested context), markdown, html_to_text, readability, sentiment, local language detection", async () => {
+    const article = `<html><head><title>Rivers of the North - Atlas</title></head><body><nav><a href="/">Home</a></nav>
+      <article><h1>Rivers of the North</h1>${"<p>The northern rivers carry cold water from the mountains to the sea, through forests and wide valleys where few people live. </p>".repeat(8)}</article>
+      <footer>Contact</footer><script>alert(1)</script></body></html>`;
+    const c = await collectionWith({
+      title: { type: "string" },
+      body: { type: "string" },
+      digest: { type: "string", processors: [{ name: "md5", in: { text: { property: "title" } } }] },
+      greeting: {
+        type: "string",
+        processors: [{ name: "template", in: { template_string: { value: "Hello {{user.name}} from {{place}}! {{user.constructor}}{{__proto__}}" }, syntax: { value: "handlebars" }, context: { user: { name: { property: "title" } }, place: { value: "Arca" } } } }],
+      },
+      html: { type: "string", processors: [{ name: "markdown", in: { text: { property: "body" } } }] },
+      plain: { type: "string", processors: [{ name: "html_to_text", in: { html: { value: "<html><head><title>Hello</title></head><body>World</body></html>" } } }] },
+      page: { type: "object", additionalProperties: true, processors: [{ name: "readability", in: { text: { value: article } } }] },
+      mood: { type: "number", processors: [{ name: "sentiment", in: { text: { value: "I love this wonderful, excellent place" } } }] },
+      sad: { type: "number", processors: [{ name: "sentiment", in: { text: { value: "This is terrible, awful and bad" } } }] },
+      lang: { type: "string", processors: [{ name: "google_detect_language", in: { text: { value: "Bonjour tout le monde, comment allez-vous aujourd'hui ?" } } }] },
+      lang2: { type: "string", processors: [{ name: "yandex_detect_language", in: { text: { value: "Привет, как у тебя дела сегодня?" } } }] },
+    });
+    const res = await t.server.request(docs(c), as({ json: { title: "Ann", body: "**hello** <script>alert(1)</script> [x](javascript:alert(1)) <img src=x onerror=alert(1)>" } }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.digest).toBe(md5("Ann"));
+    expect(res.body.greeting).toBe("Hello Ann from Arca! ");
+    expect(res.body.html).toContain("<strong>hello</strong>");
+    expect(res.body.html).not.toMatch(/script|onerror|javascript:/i);
+    expect(res.body.plain).toBe("World");
+    expect(res.body.page.title).toBe("Rivers of the North - Atlas");
+    expect(res.body.page.short_title).toBe("Rivers of the North");
+    expect(res.body.page.content).toContain("northern rivers");
+    expect(res.body.page.content).not.toMatch(/script|Contact/);
+    expect(res.body.mood).toBeGreaterThan(0);
+    expect(res.body.sad).toBeLessThan(0);
+    expect(res.body.lang).toBe("fr");
+    expect(res.body.lang2).toBe("ru");
+
+    const exact = await collectionWith({ html: { type: "string", processors: [{ name: "markdown" }] } });
+    const md = await t.server.request(docs(exact), as({ json: { html: "**hello**" } }));
+    expect(md.body.html).toBe("<p><strong>hello</strong></p>\n");
+  });
+
+  it("runs when a write touches an input or creates the document, not otherwise", async () => {
+    const c = await collectionWith({
+      title: { type: "string" },
+      note: { type: "string" },
+      digest: { type: "string", processors: [{ name: "md5", in: { text: { property: "title" } } }] },
+      stamp: { type: "string", processors: [{ name: "random", in: { length: { value: 12 } } }] },
+      // Depends on digest's output: runs after it.
+      both: { type: "string", processors: [{ name: "template", in: { template_string: { value: "{{d}}/{{t}}" }, context: { d: { property: "digest" }, t: { property: "title" } } } }] },
+    });
+    const created = await t.server.request(docs(c), as({ json: { _id: "d1", title: "one" } }));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.both).toBe(`${md5("one")}/one`);
+    const stamp = created.body.stamp;
+
+    // PATCH of another property: nothing re-runs.
+    const patched = await t.server.request(`${docs(c)}d1/`, as({ method: "PATCH", json: { note: "x" } }));
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toMatchObject({ digest: md5("one"), stamp, note: "x" });
+
+    // PATCH of the input: its dependants re-run (digest, then both).
+    const retitled = await t.server.request(`${docs(c)}d1/`, as({ method: "PATCH", json: { title: "two" } }));
+    expect(retitled.body).toMatchObject({ digest: md5("two"), both: `${md5("two")}/two`, stamp });
+
+    // Property PUT of the input.
+    const put = await t.server.request(`${docs(c)}d1/title/`, as({ method: "PUT", json: "three" }));
+    expect(put.status, put.text).toBe(200);
+    const after = await t.server.request(`${docs(c)}d1/`, as());
+    expect(after.body).toMatchObject({ title: "three", digest: md5("three"), stamp });
+
+    // PUT (save) of the document as read: nothing touched, nothing re-runs.
+    const saved = await t.server.request(`${docs(c)}d1/`, as({ method: "PUT", json: after.body }));
+    expect(saved.status).toBe(200);
+    expect(saved.body).toEqual(after.body);
+
+    // X-Action update (and upsert) run them per document.
+    await t.server.request(docs(c), as({ json: { _id: "d2", title: "a" } }));
+    const updated = await t.server.request(docs(c), as({ action: "update", json: { filter: {}, operation: { $set: { title: "same" } } } }));
+    expect(updated.body).toEqual({ updated: 2 });
+    for (const id of ["d1", "d2"]) expect((await t.server.request(`${docs(c)}${id}/`, as())).body.digest).toBe(md5("same"));
+    const upserted = await t.server.request(docs(c), as({ action: "upsert", json: { filter: { _id: "d3" }, operation: { $set: { title: "new" } } } }));
+    expect(upserted.body).toEqual({ updated: 0, created: true });
+    expect((await t.server.request(`${docs(c)}d3/`, as())).body).toMatchObject({ digest: md5("new"), both: `${md5("new")}/new` });
+  });
+
+  it("process_only (query or X-Process-Only) runs only the named properties' processors; an empty PATCH re-runs one step", async () => {
+    const c = await collectionWith({
+      a: { type: "string", processors: [{ name: "random", in: { length: { value: 16 } } }] },
+      b: { type: "string", processors: [{ name: "random", in: { length: { value: 16 } } }] },
+    });
+    const created = await t.server.request(docs(c), as({ json: { _id: "p1" } }));
+    const { a, b } = created.body;
+    const viaQuery = await t.server.request(`${docs(c)}p1/?process_only=a`, as({ method: "PATCH", json: {} }));
+    expect(viaQuery.status, viaQuery.text).toBe(200);
+    expect(viaQuery.body.a).not.toBe(a);
+    expect(viaQuery.body.b).toBe(b);
+    const viaHeader = await t.server.request(`${docs(c)}p1/`, as({ method: "PATCH", json: {}, headers: { "x-process-only": "b" } }));
+    expect(viaHeader.body.a).toBe(viaQuery.body.a);
+    expect(viaHeader.body.b).not.toBe(b);
+    // On create: only the named ones run.
+    const onlyA = await t.server.request(`${docs(c)}?process_only=a`, as({ json: { _id: "p2" } }));
+    expect(onlyA.body.a).toMatch(/^[A-Za-z0-9]{16}$/);
+    expect(onlyA.body.b).toBeUndefined();
+  });
+
+  it("bad input is 422 naming the property and nothing is stored; text above 1 MiB is 422", async () => {
+    const c = await collectionWith({
+      title: { type: "string" },
+      digest: { type: "string", processors: [{ name: "markdown", in: { text: { property: "title" } } }] },
+    });
+    const big = await t.server.request(docs(c), as({ json: { _id: "big", title: "x".repeat(1024 * 1024 + 1) } }));
+    expect(big.status).toBe(422);
+    expect(big.body.errors[0]).toMatchObject({ property: "digest" });
+    expect(big.body.errors[0].message).toContain("1 MiB");
+    const notText = await t.server.request(docs(c), as({ json: { _id: "obj", title: "ok", digest: "y" } }));
+    expect(notText.status).toBe(201);
+    const wrong = await t.server.request(`${docs(c)}obj/`, as({ method: "PATCH", json: { title: 42 } }));
+    // 42 is accepted by markdown as text ("42") but fails the schema's string type for title.
+    expect(wrong.status).toBe(422);
+    expect((await t.server.request(`${docs(c)}big/`, as())).status).toBe(404);
+
+    const tpl = await collectionWith({ data: { type: "object", additionalProperties: true }, out: { type: "string", processors: [{ name: "template", in: { template_string: { value: "{{#each data}}{{this}}{{/each}}" }, context: { data: { property: "data" } } } }] } });
+    const tooBig = await t.server.request(docs(tpl), as({ json: { _id: "t", data: { a: "y".repeat(1024 * 1024 + 10) } } }));
+    expect(tooBig.status).toBe(422);
+    expect(tooBig.body.errors[0].property).toBe("out");
+    expect((await t.server.request(`${docs(tpl)}t/`, as())).status).toBe(404);
+  });
+});
