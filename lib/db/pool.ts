@@ -19,11 +19,24 @@ pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
 export function connectDatabase(url: string): Database {
   if (holder.__arcaDatabase) return holder.__arcaDatabase;
-  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.ARCA_PG_POOL_SIZE || 20) });
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: Number(process.env.ARCA_PG_POOL_SIZE || 20),
+    // Every statement on the shared pool is bounded, so one project's pathological filter or
+    // regex cannot hold connections (and everyone's requests) for minutes: PostgreSQL cancels it
+    // (57014, answered 503 with Retry-After). 0 switches it off. Migrations use their own client.
+    statement_timeout: statementTimeoutMs(),
+  });
   pool.on("error", (error) => console.error(`db: idle client error: ${error.message}`));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
   holder.__arcaDatabase = { pool, prisma };
   return holder.__arcaDatabase;
+}
+
+/** ARCA_STATEMENT_TIMEOUT_MS: per statement on the pool; default 5,000 ms, 0 for none. */
+export function statementTimeoutMs(): number {
+  const value = Number(process.env.ARCA_STATEMENT_TIMEOUT_MS ?? 5000);
+  return Number.isFinite(value) && value >= 0 ? value : 5000;
 }
 
 function database(): Database {

@@ -75,5 +75,11 @@ export function fromDatabaseError(error: unknown): AppError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   if (code === "23505") return conflict("Document with this key already exists.");
   if (code === "22P02" || code === "22023") return badRequest("Malformed value in query.");
+  // statement_timeout (ARCA_STATEMENT_TIMEOUT_MS) cancelled it: the request was too costly, not wrong.
+  if (code === "57014") return serviceUnavailable("The query ran past its time limit; narrow the filter or try again later", 5);
+  // The filter compiler accepts only regular patterns, but PostgreSQL may still refuse one (size).
+  if (code === "2201B") return badRequest("Invalid $regex: the database refused the pattern");
+  if (code === "54001") return badRequest("The query is too complex");
+  if (code === "22P05") return badRequest("Malformed value in query: unsupported Unicode escape");
   return undefined;
 }

@@ -13,7 +13,24 @@ export function parseFilter(input: unknown): FilterNode {
   if (input === undefined || input === null) return { kind: "and", children: [] };
   if (!isPlainObject(input)) throw badRequest("Filter must be an object");
   checkJsonInput(input, "Filter");
+  budget = { conditions: MAX_FILTER_CONDITIONS, regexChars: MAX_FILTER_REGEX_CHARS };
   return parseQuery(input as Record<string, unknown>);
+}
+
+/**
+ * What one filter may cost before it runs: each condition is SQL to plan and a check per
+ * document in memory, and each regex character is compiled (case closure, RE2, PostgreSQL)
+ * on the event loop. A 16 MiB body of `$or` branches must not be a denial of service.
+ */
+export const MAX_FILTER_CONDITIONS = 1000;
+export const MAX_FILTER_REGEX_CHARS = 5000;
+let budget = { conditions: MAX_FILTER_CONDITIONS, regexChars: MAX_FILTER_REGEX_CHARS };
+
+function spend(conditions: number, regexChars = 0): void {
+  budget.conditions -= conditions;
+  budget.regexChars -= regexChars;
+  if (budget.conditions < 0) throw badRequest(`Filter has too many conditions (at most ${MAX_FILTER_CONDITIONS})`);
+  if (budget.regexChars < 0) throw badRequest(`Filter's $regex patterns are too long together (at most ${MAX_FILTER_REGEX_CHARS} characters)`);
 }
 
 /** The `filter` query parameter: JSON text; empty means no filter. */
@@ -47,6 +64,7 @@ function parseQuery(query: Record<string, unknown>): FilterNode {
     } else if (key.startsWith("$")) {
       throw badRequest(`Unknown operator: ${key}`);
     } else {
+      spend(1);
       children.push({ kind: "field", path: parsePath(key), ops: parseCondition(value) });
     }
   }
@@ -80,6 +98,7 @@ function parseCondition(value: unknown): OperatorNode[] {
 function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
   const ops: OperatorNode[] = [];
   for (const [key, value] of Object.entries(doc)) {
+    spend(1);
     switch (key) {
       case "$eq":
       case "$ne":
@@ -113,6 +132,7 @@ function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
         if (typeof value !== "string") throw badRequest("$regex needs a string");
         if (typeof options !== "string") throw badRequest("$options needs a string");
         checkString(value);
+        spend(0, value.length);
         ops.push({ op: "regex", regex: compileRegex(value, options) });
         break;
       }
