@@ -1,9 +1,12 @@
 import http from "node:http";
+import { createRequire } from "node:module";
 import { parse } from "node:url";
 import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { apiApp } from "./lib/api/app";
 import { startBackgroundWorkers } from "./lib/background-workers";
+
+type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 
 /**
  * `npm start`'s server, the fast door: `/api/*` goes straight to the Hono app (Next's route
@@ -17,7 +20,17 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
     const app = next({ dev: options.dev ?? false, dir: process.cwd(), hostname: "localhost", port: options.port });
     await app.prepare();
     const handle = app.getRequestHandler();
-    dashboard = (req, res) => handle(req, res, parse(req.url ?? "/", true));
+    // Pages and /_next/static gzipped as `next start` does (Next's own copy of `compression`);
+    // next.config.ts turns Next's compression off, so /api/ stays uncompressed on both doors.
+    const require = createRequire(import.meta.url);
+    const compress = (require("next/dist/compiled/compression") as () => Middleware)();
+    const { releaseCompressionStream } = require("next/dist/server/lib/release-compression-stream") as { releaseCompressionStream: (res: http.ServerResponse) => void };
+    dashboard = (req, res) => {
+      compress(req, res, () => {});
+      // A client gone mid-answer would otherwise leave the zlib stream open.
+      res.once("close", () => res.writableFinished || releaseCompressionStream(res));
+      return handle(req, res, parse(req.url ?? "/", true));
+    };
   }
   const server = http.createServer((req, res) => {
     if (req.url === "/api" || req.url?.startsWith("/api/") || req.url?.startsWith("/api?")) return void api(req, res);

@@ -2,6 +2,7 @@
 
 import { useEffect, useId, useRef } from "react";
 import { describeError } from "@/lib/client/api";
+import { JsonEditor } from "./json-editor";
 
 /** The dashboard's few building blocks: consistent, labelled, keyboard-usable. */
 type ButtonVariant = "primary" | "secondary" | "danger" | "ghost";
@@ -181,8 +182,8 @@ export function ConfirmDialog({
 }
 
 /**
- * A labelled monospace textarea for JSON, with a hint and a list of errors (checked as you type
- * by the caller), wired with aria-describedby.
+ * A labelled JSON editor (CodeMirror, components/json-editor.tsx) with a hint and a list of errors
+ * (checked as you type by the caller), wired with aria-labelledby and aria-describedby.
  */
 export function JsonField({
   label,
@@ -193,6 +194,7 @@ export function JsonField({
   rows = 10,
   name,
   disabled,
+  placeholder,
 }: {
   label: string;
   hint?: React.ReactNode;
@@ -202,40 +204,33 @@ export function JsonField({
   rows?: number;
   name?: string;
   disabled?: boolean;
+  /** Example content shown while the box is empty (never submitted). */
+  placeholder?: string;
 }) {
   const id = useId();
+  const labelId = `${id}-label`;
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = errors.length ? `${id}-error` : undefined;
   return (
     <div className="min-w-0">
-      <label htmlFor={id} className="block text-sm font-medium text-slate-700">
+      <label
+        id={labelId}
+        className="block text-sm font-medium text-slate-700"
+        // The editor is a contenteditable, not a labelable element: clicking the label focuses it.
+        onClick={(e) => (e.currentTarget.parentElement?.querySelector(".cm-content") as HTMLElement | null)?.focus()}
+      >
         {label}
       </label>
-      <textarea
-        id={id}
-        name={name}
-        rows={rows}
+      <JsonEditor
         value={value}
+        onChange={onChange}
+        labelId={labelId}
+        describedBy={[hintId, errorId].filter(Boolean).join(" ") || undefined}
+        invalid={errors.length > 0}
+        rows={rows}
+        name={name}
         disabled={disabled}
-        spellCheck={false}
-        autoCapitalize="off"
-        autoCorrect="off"
-        onChange={(e) => onChange(e.target.value)}
-        onKeyDown={(e) => {
-          // Tab indents inside the editor; Escape then Tab leaves it (keyboard users are not trapped).
-          if (e.key === "Tab" && !e.shiftKey && !e.currentTarget.dataset.escaped) {
-            e.preventDefault();
-            const target = e.currentTarget;
-            const { selectionStart, selectionEnd } = target;
-            const next = `${target.value.slice(0, selectionStart)}  ${target.value.slice(selectionEnd)}`;
-            onChange(next);
-            requestAnimationFrame(() => target.setSelectionRange(selectionStart + 2, selectionStart + 2));
-          } else if (e.key === "Escape") e.currentTarget.dataset.escaped = "1";
-          else delete e.currentTarget.dataset.escaped;
-        }}
-        aria-invalid={errors.length ? true : undefined}
-        aria-describedby={[hintId, errorId].filter(Boolean).join(" ") || undefined}
-        className={`mt-1 ${inputClass} font-mono text-xs leading-5`}
+        placeholder={placeholder}
       />
       {hint && (
         <p id={hintId} className="mt-1 text-xs text-slate-500">

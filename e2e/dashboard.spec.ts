@@ -169,6 +169,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
   await test.step("deactivate and delete the token", async () => {
     const list = page.getByRole("list", { name: "Tokens" });
     await list.getByRole("button", { name: "Deactivate token website" }).click();
+    await page.getByRole("dialog", { name: "Deactivate this token?" }).getByRole("button", { name: "Deactivate token" }).click();
     await expect(list.getByRole("button", { name: "Activate token website", exact: true })).toBeVisible();
     expect((await api("/api/collections/", { token: secret, project: projectId })).status).not.toBe(200);
     await snap(page, "tokens-list");

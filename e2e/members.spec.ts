@@ -102,6 +102,8 @@ test("members: invite, resend, accept through the link, roles, a stranger sees n
     await expect(bob).not.toContainText("Invitation pending");
     await expect(bob).toContainText("Joined");
     await bob.getByLabel(`Role of ${bobEmail}`).selectOption("member");
+    // A role change is confirmed first.
+    await page.getByRole("dialog", { name: `Make ${bobEmail} a member?` }).getByRole("button", { name: "Change role" }).click();
     await expect.poll(async () => (await api(`/api/collections/_users/documents/${bobEmail}/`, { session, project: projectId })).body.role).toBe("member");
 
     const carol = uniqueEmail("carol");

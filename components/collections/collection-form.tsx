@@ -1,6 +1,6 @@
 "use client";
 
-import { useState } from "react";
+import { useEffect, useRef, useState } from "react";
 import { ApiError, describeError, type PropertyError } from "@/lib/client/api";
 import { checkSchema, parseJsonObject, schemaColumns } from "@/lib/client/json-editing";
 import type { CollectionDefinition, CollectionInput } from "@/lib/client/types";
@@ -42,7 +42,8 @@ export function CollectionForm({
   const [id, setId] = useState(initial?._id ?? "");
   const [name, setName] = useState(initial?.name ?? "");
   const [description, setDescription] = useState(initial?.description ?? "");
-  const [schemaText, setSchemaText] = useState(initial ? (initial.schema ? JSON.stringify(initial.schema, null, 2) : "") : EXAMPLE_SCHEMA);
+  // A new collection starts without a schema: the example is a placeholder, never saved by accident.
+  const [schemaText, setSchemaText] = useState(initial?.schema ? JSON.stringify(initial.schema, null, 2) : "");
   const [rows, setRows] = useState<IndexRow[]>(() => toRows(initial?.indexes ?? []));
 
   // Checked as you type: empty = no schema (any document is accepted).
@@ -58,6 +59,13 @@ export function CollectionForm({
   const generalError = error && !(error instanceof ApiError && error.errors.length && error.errors.every(shownElsewhere)) ? describeError(error) : undefined;
   const schemaServer = serverFor("schema").map((e) => `Server: ${e.property === "schema" ? "" : `${e.property}: `}${e.message}`);
 
+  // A refusal is said beside the button that was pressed, and focus moves to it (a screen reader
+  // reads it; a sighted user sees it without scrolling up).
+  const errorRef = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    if (error) errorRef.current?.focus();
+  }, [error]);
+
   function submit(event: React.FormEvent) {
     event.preventDefault();
     if (!valid || !parsed.ok) return;
@@ -67,7 +75,6 @@ export function CollectionForm({
   return (
     <form onSubmit={submit} className="space-y-5" noValidate aria-label={creating ? "New collection" : "Collection definition"}>
       <fieldset disabled={disabled} className="min-w-0 space-y-5">
-        {generalError && <Alert>{generalError}</Alert>}
         <div className="grid gap-4 sm:grid-cols-2">
           {creating ? (
             <TextField
@@ -98,12 +105,13 @@ export function CollectionForm({
           rows={14}
           value={schemaText}
           onChange={setSchemaText}
+          placeholder={EXAMPLE_SCHEMA}
           errors={[...schemaErrors, ...schemaServer]}
           hint={
             <>
               Draft 4, with Arca&apos;s additions: <code>&quot;required&quot;: true</code>, <code>&quot;position&quot;</code> (column order),{" "}
               <code>&quot;immutable&quot;</code>, and the types <code>file</code>, <code>datetime</code>, <code>embed</code>. Properties not listed are refused. Leave
-              empty for no schema.
+              empty for no schema (any document is accepted); the greyed example is only a placeholder.
             </>
           }
         />
@@ -114,6 +122,11 @@ export function CollectionForm({
         )}
         <IndexEditor rows={rows} onChange={setRows} serverErrors={serverFor("indexes")} suggestions={parsed.ok && parsed.value ? schemaColumns(parsed.value) : []} />
       </fieldset>
+      {error ? (
+        <div ref={errorRef} tabIndex={-1} className="outline-none" data-testid="save-error">
+          <Alert>{generalError ?? "The server refused the definition: see the messages beside the fields above."}</Alert>
+        </div>
+      ) : null}
       {!disabled && (
         <div className="flex flex-wrap justify-end gap-2">
           {onCancel && (

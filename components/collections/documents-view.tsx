@@ -1,5 +1,6 @@
 "use client";
 
+import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, type DocumentQuery } from "@/lib/client/hooks";
@@ -8,6 +9,51 @@ import type { ArcaDocument, CollectionDefinition } from "@/lib/client/types";
 import { Alert, Button, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
 
 const PER_PAGE = 25;
+const PAGE_SIZES = [10, 25, 50, 100, 250];
+
+/** System collections whose records only the server writes (CONTRACT §10): no New, Edit or Delete. */
+const READ_ONLY = new Set(["_usage", "_debug", "_hooks_history"]);
+/** Notifications may only be deleted. */
+const DELETE_ONLY = new Set(["_notification", "_notifications"]);
+
+/** The table's view as it is kept in the address: reload keeps it, a link shares it. */
+interface TableView {
+  page: number;
+  perPage: number;
+  sort?: string;
+  filter?: Record<string, unknown>;
+  text: string;
+}
+
+function readView(params: URLSearchParams): TableView {
+  const page = Number(params.get("page"));
+  const perPage = Number(params.get("per_page"));
+  let filter: Record<string, unknown> | undefined;
+  try {
+    const parsed: unknown = JSON.parse(params.get("filter") ?? "");
+    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) filter = parsed as Record<string, unknown>;
+  } catch {
+    // A hand-edited address with broken JSON: show everything rather than fail.
+  }
+  return {
+    page: Number.isInteger(page) && page > 0 ? page : 1,
+    perPage: Number.isInteger(perPage) && perPage > 0 && perPage <= 1000 ? perPage : PER_PAGE,
+    sort: params.get("sort") || undefined,
+    filter,
+    text: params.get("text") ?? "",
+  };
+}
+
+function writeView(view: TableView): string {
+  const params = new URLSearchParams();
+  if (view.page > 1) params.set("page", String(view.page));
+  if (view.perPage !== PER_PAGE) params.set("per_page", String(view.perPage));
+  if (view.sort) params.set("sort", view.sort);
+  if (view.filter) params.set("filter", JSON.stringify(view.filter));
+  if (view.text) params.set("text", view.text);
+  const query = params.toString();
+  return query ? `?${query}` : "";
+}
 
 type Editing = { mode: "create" } | { mode: "edit"; document: ArcaDocument };
 
@@ -18,18 +64,23 @@ type Editing = { mode: "create" } | { mode: "edit"; document: ArcaDocument };
  */
 export function DocumentsView({ projectId, collectionId }: { projectId: string; collectionId: string }) {
   const collection = useCollection(projectId, collectionId);
-  const [page, setPage] = useState(1);
-  const [sort, setSort] = useState<string | undefined>();
-  const [filterText, setFilterText] = useState("");
-  const [filter, setFilter] = useState<Record<string, unknown> | undefined>();
-  const [searchText, setSearchText] = useState("");
-  const [text, setText] = useState("");
+  const searchParams = useSearchParams();
+  const router = useRouter();
+  const pathname = usePathname();
+  const view = readView(new URLSearchParams(searchParams.toString()));
+  const { page, perPage, sort, filter, text } = view;
+  const setView = (change: Partial<TableView>) => router.replace(`${pathname}${writeView({ ...view, ...change })}`, { scroll: false });
+  const setPage = (next: number) => setView({ page: next });
+  const [filterText, setFilterText] = useState(() => (filter ? JSON.stringify(filter, null, 2) : ""));
+  const [searchText, setSearchText] = useState(text);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<Editing | undefined>();
-  const query: DocumentQuery = { page, perPage: PER_PAGE, sort, filter, text };
+  const query: DocumentQuery = { page, perPage, sort, filter, text };
   const documents = useDocuments(projectId, collectionId, query);
 
   const definition = collection.data;
+  const readOnly = READ_ONLY.has(collectionId);
+  const canCreate = !readOnly && !DELETE_ONLY.has(collectionId);
   const textIndex = definition?.indexes?.find((index) => index.type === "text");
   const items = documents.data?.items ?? [];
   const columns = documentColumns(definition?.schema, items);
@@ -43,14 +94,12 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
   function applyFilter(event: React.FormEvent) {
     event.preventDefault();
     if (!parsedFilter.ok) return;
-    setFilter(parsedFilter.value);
-    setPage(1);
+    setView({ filter: parsedFilter.value, page: 1 });
     setSelected(new Set());
   }
 
   function toggleSort(column: string) {
-    setSort((current) => (current === column ? `-${column}` : current === `-${column}` ? undefined : column));
-    setPage(1);
+    setView({ sort: sort === column ? `-${column}` : sort === `-${column}` ? undefined : column, page: 1 });
   }
 
   return (
@@ -68,7 +117,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
       <Card
         title="Documents"
         actions={
-          !editing ? (
+          !editing && canCreate ? (
             <Button onClick={() => setEditing({ mode: "create" })} disabled={!definition}>
               New document
             </Button>
@@ -99,8 +148,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
                   variant="ghost"
                   onClick={() => {
                     setFilterText("");
-                    setFilter(undefined);
-                    setPage(1);
+                    setView({ filter: undefined, page: 1 });
                   }}
                 >
                   Clear
@@ -115,8 +163,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               aria-label="Search documents"
               onSubmit={(e) => {
                 e.preventDefault();
-                setText(searchText);
-                setPage(1);
+                setView({ text: searchText.trim(), page: 1 });
               }}
             >
               <label htmlFor="document-search" className="block text-sm font-medium text-slate-700">
@@ -163,7 +210,8 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               onSort={toggleSort}
               selected={selected}
               onSelect={setSelected}
-              onEdit={(document) => setEditing({ mode: "edit", document })}
+              onEdit={canCreate ? (document) => setEditing({ mode: "edit", document }) : undefined}
+              canDelete={!readOnly}
               stale={documents.isPlaceholderData || !!queryError}
               filtered={!!filter || !!text}
             />
@@ -173,11 +221,26 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               <span data-testid="documents-total">
                 {documents.data.total.toLocaleString("en")} {documents.data.total === 1 ? "document" : "documents"} · page {documents.data.page} of {documents.data.pages}
               </span>
-              <span className="flex gap-2">
-                <Button variant="secondary" disabled={page <= 1} onClick={() => setPage((p) => Math.max(1, p - 1))}>
+              <span className="flex flex-wrap items-center gap-2">
+                <label className="flex items-center gap-1.5">
+                  <span>Per page</span>
+                  <select
+                    value={perPage}
+                    onChange={(e) => setView({ perPage: Number(e.target.value), page: 1 })}
+                    className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-600 dark:bg-slate-900"
+                  >
+                    {(PAGE_SIZES.includes(perPage) ? PAGE_SIZES : [...PAGE_SIZES, perPage].sort((a, b) => a - b)).map((size) => (
+                      <option key={size} value={size}>
+                        {size}
+                      </option>
+                    ))}
+                  </select>
+                </label>
+                <Button variant="secondary" disabled={page <= 1} onClick={() => setPage(Math.max(1, page - 1))}>
                   Previous
                 </Button>
-                <Button variant="secondary" disabled={page >= documents.data.pages} onClick={() => setPage((p) => p + 1)}>
+                <JumpToPage page={page} pages={documents.data.pages} onJump={setPage} />
+                <Button variant="secondary" disabled={page >= documents.data.pages} onClick={() => setPage(page + 1)}>
                   Next
                 </Button>
               </span>
@@ -199,6 +262,7 @@ function DocumentTable({
   selected,
   onSelect,
   onEdit,
+  canDelete,
   stale,
   filtered,
 }: {
@@ -210,7 +274,9 @@ function DocumentTable({
   onSort: (column: string) => void;
   selected: Set<string>;
   onSelect: (selected: Set<string>) => void;
-  onEdit: (document: ArcaDocument) => void;
+  /** Absent where documents cannot be edited (read-only system collections). */
+  onEdit?: (document: ArcaDocument) => void;
+  canDelete: boolean;
   stale: boolean;
   filtered: boolean;
 }) {
@@ -248,6 +314,7 @@ function DocumentTable({
         <table className="w-full text-sm" aria-label={`Documents of ${collectionId}`}>
           <thead className="bg-slate-50 text-left text-xs text-slate-600">
             <tr>
+              {canDelete && (
               <th scope="col" className="w-8 px-3 py-2">
                 <input
                   type="checkbox"
@@ -257,6 +324,7 @@ function DocumentTable({
                   className="h-4 w-4 accent-indigo-600"
                 />
               </th>
+              )}
               {columns.map((column) => {
                 const direction = sort === column ? "ascending" : sort === `-${column}` ? "descending" : undefined;
                 return (
@@ -275,36 +343,50 @@ function DocumentTable({
                   </th>
                 );
               })}
-              <th scope="col" className="px-3 py-2 text-right font-medium">
-                <span className="sr-only">Actions</span>
-              </th>
+              {(onEdit || canDelete) && (
+                // Pinned: with many columns the actions stay in view while the rest scrolls.
+                <th scope="col" className="sticky right-0 bg-slate-50 px-3 py-2 text-right font-medium shadow-[-6px_0_6px_-6px_rgba(15,23,42,0.25)] dark:bg-slate-800">
+                  <span className="sr-only">Actions</span>
+                </th>
+              )}
             </tr>
           </thead>
           <tbody className="divide-y divide-slate-100">
             {items.map((document) => (
               <tr key={document._id} data-testid={`document-${document._id}`} className={selected.has(document._id) ? "bg-indigo-50/50" : undefined}>
-                <td className="px-3 py-2">
-                  <input
-                    type="checkbox"
-                    aria-label={`Select ${document._id}`}
-                    checked={selected.has(document._id)}
-                    onChange={(e) => toggle(document._id, e.target.checked)}
-                    className="h-4 w-4 accent-indigo-600"
-                  />
-                </td>
+                {canDelete && (
+                  <td className="px-3 py-2">
+                    <input
+                      type="checkbox"
+                      aria-label={`Select ${document._id}`}
+                      checked={selected.has(document._id)}
+                      onChange={(e) => toggle(document._id, e.target.checked)}
+                      className="h-4 w-4 accent-indigo-600"
+                    />
+                  </td>
+                )}
                 {columns.map((column) => (
                   <td key={column} className={`max-w-64 truncate px-3 py-2 ${column === "_id" ? "font-mono text-xs text-slate-700" : ""}`} title={cellText(document[column], 2000)}>
                     {cellText(document[column])}
                   </td>
                 ))}
-                <td className="whitespace-nowrap px-3 py-2 text-right">
-                  <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => onEdit(document)} aria-label={`Edit ${document._id}`}>
-                    Edit
-                  </Button>
-                  <Button variant="ghost" className="px-2 py-1 text-xs text-red-700 hover:bg-red-50" onClick={() => setDeleting(document)} aria-label={`Delete ${document._id}`}>
-                    Delete
-                  </Button>
-                </td>
+                {(onEdit || canDelete) && (
+                  <td
+                    className={`sticky right-0 whitespace-nowrap px-3 py-2 text-right shadow-[-6px_0_6px_-6px_rgba(15,23,42,0.25)] ${selected.has(document._id) ? "bg-indigo-50" : "bg-white"} dark:bg-slate-900`}
+                    data-testid="row-actions"
+                  >
+                    {onEdit && (
+                      <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => onEdit(document)} aria-label={`Edit ${document._id}`}>
+                        Edit
+                      </Button>
+                    )}
+                    {canDelete && (
+                      <Button variant="ghost" className="px-2 py-1 text-xs text-red-700 hover:bg-red-50" onClick={() => setDeleting(document)} aria-label={`Delete ${document._id}`}>
+                        Delete
+                      </Button>
+                    )}
+                  </td>
+                )}
               </tr>
             ))}
           </tbody>
@@ -361,18 +443,64 @@ function DocumentTable({
   );
 }
 
-/** A starting document for a schema: each property with an empty value of its type. */
-function template(collection: CollectionDefinition): string {
+/**
+ * A starting document for a schema: each property with an empty value of its type, in `position`
+ * order (then the schema's key order). Left out: properties under a unique index (a `""` there
+ * makes the second document from the template a 409) and files (uploaded, not typed).
+ */
+export function template(collection: Pick<CollectionDefinition, "schema" | "indexes">): string {
   const properties = collection.schema?.properties;
+  const unique = new Set<string>();
+  for (const index of collection.indexes ?? []) {
+    if (!("unique" in index) || !index.unique) continue;
+    if ("property" in index && typeof index.property === "string") unique.add(index.property);
+    if ("properties" in index && Array.isArray(index.properties)) for (const property of index.properties) unique.add(String(property));
+  }
   const out: Record<string, unknown> = {};
-  if (properties && typeof properties === "object")
-    for (const [name, property] of Object.entries(properties as Record<string, { type?: unknown }>)) {
-      const type = Array.isArray(property?.type) ? property.type[0] : property?.type;
-      const empty: Record<string, unknown> = { string: "", number: 0, integer: 0, boolean: false, array: [], object: {} };
-      if (typeof type === "string" && type in empty) out[name] = empty[type];
-      else if (type === "datetime") out[name] = new Date().toISOString();
-    }
+  if (!properties || typeof properties !== "object") return "{}";
+  const entries = Object.entries(properties as Record<string, { type?: unknown; position?: unknown }>);
+  const position = (p: { position?: unknown } | undefined) => (typeof p?.position === "number" ? p.position : Number.POSITIVE_INFINITY);
+  // A stable sort: equal positions (or none) keep the schema's order.
+  entries.sort((a, b) => position(a[1]) - position(b[1]));
+  const empty: Record<string, unknown> = { string: "", number: 0, integer: 0, boolean: false, array: [], object: {} };
+  for (const [name, property] of entries) {
+    if (unique.has(name)) continue;
+    const type = Array.isArray(property?.type) ? property.type[0] : property?.type;
+    if (typeof type === "string" && type in empty) out[name] = empty[type];
+    else if (type === "datetime") out[name] = new Date().toISOString();
+  }
   return JSON.stringify(out, null, 2);
+}
+
+/** Jump straight to a page number (Enter applies). */
+function JumpToPage({ page, pages, onJump }: { page: number; pages: number; onJump: (page: number) => void }) {
+  const [value, setValue] = useState(String(page));
+  useEffect(() => setValue(String(page)), [page]);
+  return (
+    <form
+      className="flex items-center gap-1.5"
+      aria-label="Jump to page"
+      onSubmit={(e) => {
+        e.preventDefault();
+        const target = Math.trunc(Number(value));
+        if (Number.isFinite(target)) onJump(Math.min(Math.max(1, target), Math.max(1, pages)));
+      }}
+    >
+      <label htmlFor="jump-to-page">Page</label>
+      <input
+        id="jump-to-page"
+        type="number"
+        min={1}
+        max={Math.max(1, pages)}
+        value={value}
+        onChange={(e) => setValue(e.target.value)}
+        className="w-20 rounded-md border border-slate-300 bg-white px-2 py-1.5 text-sm dark:border-slate-600 dark:bg-slate-900"
+      />
+      <Button type="submit" variant="secondary" className="px-2.5 py-1.5">
+        Go
+      </Button>
+    </form>
+  );
 }
 
 /** Create or edit one document as JSON; edits are sent as a merge patch of what changed. */

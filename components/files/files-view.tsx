@@ -246,8 +246,13 @@ function UploadRow({ upload, onOpen, onDismiss }: { upload: Upload; onOpen: (fil
   );
 }
 
+/**
+ * A refused upload in words: the property messages of a plain "Validation error" (e.g. the
+ * document refused by its schema), or the message already made plain by uploadMessage.
+ */
 function describeUploadError(error: unknown): string {
-  return error instanceof ApiError && error.errors.length && error.status !== 422 ? describeError(error) : error instanceof Error ? error.message : String(error);
+  if (error instanceof ApiError && error.errors.length && (error.status !== 422 || error.message === "Validation error")) return describeError(error);
+  return error instanceof Error ? error.message : String(error);
 }
 
 function DownloadButton({ projectId, file, compact }: { projectId: string; file: FileRecord; compact?: boolean }) {

@@ -115,11 +115,14 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
   const resend = useInviteMember(projectId);
   const remove = useRemoveMember(projectId);
   const [removing, setRemoving] = useState(false);
+  // Role changes and suspensions change what someone can do at once: asked first.
+  const [changing, setChanging] = useState<{ role: InvitableRole } | { is_active: boolean } | undefined>();
   const [resent, setResent] = useState(false);
   const owner = member.role === "owner";
   const pending = member.status === "pending";
   const controls = canManage && !owner;
-  const error = update.error ?? resend.error;
+  // The dialog shows the update's error while it is open.
+  const error = (changing ? undefined : update.error) ?? resend.error;
 
   return (
     <li className="py-3" data-testid={`member-${member._id}`}>
@@ -146,7 +149,7 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
               id={`role-${member._id}`}
               value={member.role}
               disabled={update.isPending}
-              onChange={(e) => update.mutate({ id: member._id, patch: { role: e.target.value as InvitableRole } })}
+              onChange={(e) => setChanging({ role: e.target.value as InvitableRole })}
               className="rounded-md border border-slate-300 bg-white px-2 py-1.5 text-xs shadow-sm focus:border-indigo-500 focus:outline-none focus:ring-2 focus:ring-indigo-500/30 disabled:bg-slate-100"
             >
               <option value="member">Member</option>
@@ -171,7 +174,7 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
                 className="px-2.5 py-1.5 text-xs"
                 disabled={update.isPending}
                 aria-label={`${member.is_active ? "Suspend" : "Reactivate"} ${member._id}`}
-                onClick={() => update.mutate({ id: member._id, patch: { is_active: !member.is_active } })}
+                onClick={() => (member.is_active ? setChanging({ is_active: false }) : update.mutate({ id: member._id, patch: { is_active: true } }))}
               >
                 {member.is_active ? "Suspend" : "Reactivate"}
               </Button>
@@ -197,6 +200,27 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
           <Alert>{describeError(error)}</Alert>
         </div>
       )}
+      <ConfirmDialog
+        open={!!changing}
+        title={changing && "role" in changing ? `Make ${member._id} ${changing.role === "admin" ? "an admin" : "a member"}?` : `Suspend ${member._id}?`}
+        confirmLabel={changing && "role" in changing ? "Change role" : "Suspend"}
+        tone={changing && "role" in changing ? "primary" : "danger"}
+        busy={update.isPending}
+        error={update.error}
+        onCancel={() => {
+          update.reset();
+          setChanging(undefined);
+        }}
+        onConfirm={() => changing && update.mutate({ id: member._id, patch: changing }, { onSuccess: () => setChanging(undefined) })}
+      >
+        <p>
+          {changing && "role" in changing
+            ? changing.role === "admin"
+              ? "Admins also manage collections, tokens, members and settings."
+              : "Members work with documents and files but no longer manage collections, tokens, members or settings."
+            : "They lose access to this project until reactivated; their invitation and role are kept."}
+        </p>
+      </ConfirmDialog>
       <ConfirmDialog
         open={removing}
         title={pending ? "Withdraw this invitation?" : "Remove this member?"}

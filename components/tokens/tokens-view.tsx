@@ -9,11 +9,19 @@ import { PermissionMatrix, type Matrix } from "./permission-matrix";
 import { TokenSecret } from "./token-secret";
 
 /** A project's API tokens: the list with deactivate/delete, and the create form. */
-export function TokensView({ projectId }: { projectId: string }) {
+export function TokensView({ projectId, canManage }: { projectId: string; canManage: boolean }) {
   const [created, setCreated] = useState<CreatedToken | undefined>();
+  // Members may read tokens but not manage them (CONTRACT §10, lib/auth/can.ts): no button that only 403s.
+  if (!canManage)
+    return (
+      <div className="space-y-4">
+        <Alert tone="info">Only the project&apos;s owner or an admin can create, deactivate or delete tokens.</Alert>
+        <TokenList projectId={projectId} canManage={false} />
+      </div>
+    );
   return (
     <div className="grid items-start gap-6 lg:grid-cols-[1fr_26rem] [&>*]:min-w-0">
-      <TokenList projectId={projectId} />
+      <TokenList projectId={projectId} canManage />
       <div>
         {created ? (
           <TokenSecret name={created.name || created._id} secret={created.token} onDone={() => setCreated(undefined)} />
@@ -25,11 +33,12 @@ export function TokensView({ projectId }: { projectId: string }) {
   );
 }
 
-function TokenList({ projectId }: { projectId: string }) {
+function TokenList({ projectId, canManage }: { projectId: string; canManage: boolean }) {
   const tokens = useTokens(projectId);
   const update = useUpdateToken(projectId);
   const remove = useDeleteToken(projectId);
   const [deleting, setDeleting] = useState<Token | undefined>();
+  const [deactivating, setDeactivating] = useState<Token | undefined>();
 
   return (
     <Card title="Tokens" description="Tokens let programs use this project's API with the permissions you give them.">
@@ -49,12 +58,14 @@ function TokenList({ projectId }: { projectId: string }) {
                 <p className="truncate font-mono text-xs text-slate-500">{token._id}</p>
                 <p className="mt-1 text-xs text-slate-600">{describePermission(token.permission.allow)}</p>
               </div>
+              {canManage && (
               <div className="flex gap-2">
                 <Button
                   variant="secondary"
                   className="px-2.5 py-1.5 text-xs"
                   disabled={update.isPending}
-                  onClick={() => update.mutate({ id: token._id, patch: { is_active: !token.is_active } })}
+                  // Deactivating cuts programs off at once: asked first. Activating is harmless.
+                  onClick={() => (token.is_active ? setDeactivating(token) : update.mutate({ id: token._id, patch: { is_active: true } }))}
                   aria-label={`${token.is_active ? "Deactivate" : "Activate"} token ${token.name || token._id}`}
                 >
                   {token.is_active ? "Deactivate" : "Activate"}
@@ -68,10 +79,30 @@ function TokenList({ projectId }: { projectId: string }) {
                   Delete
                 </Button>
               </div>
+              )}
             </li>
           ))}
         </ul>
       )}
+      <ConfirmDialog
+        open={!!deactivating}
+        title="Deactivate this token?"
+        confirmLabel="Deactivate token"
+        busy={update.isPending}
+        error={update.error}
+        onCancel={() => {
+          update.reset();
+          setDeactivating(undefined);
+        }}
+        onConfirm={() =>
+          deactivating &&
+          update.mutate({ id: deactivating._id, patch: { is_active: false } }, { onSuccess: () => setDeactivating(undefined) })
+        }
+      >
+        <p>
+          Programs using <span className="font-medium">{deactivating?.name || deactivating?._id}</span> are refused until you activate it again.
+        </p>
+      </ConfirmDialog>
       <ConfirmDialog
         open={!!deleting}
         title="Delete this token?"

@@ -31,6 +31,8 @@ export interface ApiRequest {
   /** Sent as `X-Action`. */
   action?: string;
   json?: unknown;
+  /** The JSON body's media type: `application/merge-patch+json` for an RFC 7396 PATCH. */
+  contentType?: string;
   headers?: Record<string, string>;
   signal?: AbortSignal;
 }
@@ -41,7 +43,7 @@ export async function apiFetch<T>(path: string, request: ApiRequest = {}): Promi
   if (request.action) headers["x-action"] = request.action;
   let body: string | undefined;
   if (request.json !== undefined) {
-    headers["content-type"] = "application/json";
+    headers["content-type"] = request.contentType ?? "application/json";
     body = JSON.stringify(request.json);
   }
   let response: Response;

@@ -236,12 +236,15 @@ export function useCreateDocument(project: string, collection: string) {
   });
 }
 
-/** Changes a document with a JSON merge patch (only what the user changed is sent). */
+/**
+ * Changes a document with a JSON merge patch (only what the user changed is sent, nested). The
+ * media type says so: a plain `application/json` PATCH replaces whole top-level keys (CONTRACT §5).
+ */
 export function usePatchDocument(project: string, collection: string) {
   const client = useQueryClient();
   return useMutation({
     mutationFn: ({ id, patch }: { id: string; patch: Record<string, unknown> }) =>
-      apiFetch<ArcaDocument>(`${documentsPath(collection)}${enc(id)}/`, { method: "PATCH", project, json: patch }),
+      apiFetch<ArcaDocument>(`${documentsPath(collection)}${enc(id)}/`, { method: "PATCH", project, json: patch, contentType: "application/merge-patch+json" }),
     onSuccess: () => invalidateDocuments(client, project, collection),
   });
 }

@@ -12,9 +12,9 @@ export default async function ProjectLayout({ children, params }: { children: Re
   const access = await getUserProject(user._id, id).catch(() => undefined);
   if (!access) notFound();
   return (
-    <div className="mx-auto max-w-6xl px-4 py-6">
+    <main className="mx-auto max-w-6xl px-4 py-6">
       <ProjectNav projectId={access.project._id} projectName={access.project.name} isActive={access.project.status.is_active} />
       <div className="mt-6">{children}</div>
-    </div>
+    </main>
   );
 }

@@ -1,9 +1,12 @@
 import { headers } from "next/headers";
 import { ProjectOverview } from "@/components/projects/project-overview";
 import { config } from "@/lib/config";
+import { pageTitle } from "./titles";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Project" };
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  return pageTitle(params, "Overview");
+}
 
 export default async function ProjectPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;

@@ -1,9 +1,12 @@
 import { MembersView } from "@/components/members/members-view";
 import { requireUser } from "@/lib/auth/current-user";
 import { getUserProject } from "@/lib/projects/projects";
+import { pageTitle } from "../titles";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Members" };
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  return pageTitle(params, "Members");
+}
 
 export default async function MembersPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requireUser();

@@ -1,9 +1,12 @@
 import { ProjectSettingsView } from "@/components/projects/project-settings";
 import { requireUser } from "@/lib/auth/current-user";
 import { getUserProject } from "@/lib/projects/projects";
+import { pageTitle } from "../titles";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Project settings" };
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  return pageTitle(params, "Project settings");
+}
 
 export default async function ProjectSettingsPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requireUser();

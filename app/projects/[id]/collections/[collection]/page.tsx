@@ -1,8 +1,11 @@
 import { CollectionHeader } from "@/components/collections/collection-header";
 import { DocumentsView } from "@/components/collections/documents-view";
+import { pageTitle } from "../../titles";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Documents" };
+export async function generateMetadata({ params }: { params: Promise<{ id: string; collection: string }> }) {
+  return pageTitle(params, "Documents");
+}
 
 export default async function CollectionDocumentsPage({ params }: { params: Promise<{ id: string; collection: string }> }) {
   const { id, collection } = await params;

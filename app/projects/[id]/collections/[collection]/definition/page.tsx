@@ -2,9 +2,12 @@ import { CollectionDefinitionView } from "@/components/collections/collection-de
 import { CollectionHeader } from "@/components/collections/collection-header";
 import { requireUser } from "@/lib/auth/current-user";
 import { getUserProject } from "@/lib/projects/projects";
+import { pageTitle } from "../../../titles";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Schema & indexes" };
+export async function generateMetadata({ params }: { params: Promise<{ id: string; collection: string }> }) {
+  return pageTitle(params, "Schema & indexes");
+}
 
 export default async function CollectionDefinitionPage({ params }: { params: Promise<{ id: string; collection: string }> }) {
   const user = await requireUser();

@@ -1,0 +1,235 @@
+import { gunzipSync } from "node:zlib";
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { api, BASE_URL, createProjectViaApi, signUpViaApi, uniqueEmail } from "./support/api";
+import { signIn } from "./support/sign-in";
+
+/**
+ * The walk-through's bugs of issue 14, one step each: every assertion here failed before its fix.
+ * One owner, one member, one project; collections made through the API where the UI is not the point.
+ */
+const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mP8/x8AAwMCAO+ip1sAAAAASUVORK5CYII=", "base64");
+
+async function newSignedIn(browser: Browser, email: string, password: string): Promise<Page> {
+  const context = await browser.newContext({ baseURL: BASE_URL, viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  await signIn(page, email, password);
+  return page;
+}
+
+test("issue 14 bugs: schema placeholder, errors where the action was, roles, upload messages, Tab, pinned actions, template, URL state, page basics", async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  const suffix = Date.now().toString(36);
+  const email = uniqueEmail("v2owner");
+  const password = "owner password v2";
+  const projectId = `v2-${suffix}`;
+  const session = await signUpViaApi(email, password);
+  await createProjectViaApi(session, projectId, `Shelf ${suffix}`);
+  const base = `/projects/${projectId}`;
+  const call = (path: string, options: Parameters<typeof api>[1] = {}) => api(path, { session, project: projectId, ...options });
+  await signIn(page, email, password);
+
+  await test.step("bug 1: a new collection has no schema unless one is typed (the example is a placeholder)", async () => {
+    await page.goto(`${base}/collections`);
+    await page.getByRole("button", { name: "New collection" }).click();
+    const form = page.getByRole("form", { name: "New collection" });
+    await form.getByLabel("Collection ID").fill("notes");
+    const schema = form.getByLabel("Schema (JSON Schema)", { exact: true });
+    await expect(schema).toContainText('"title"'); // the placeholder
+    await expect(form.locator(".cm-placeholder")).toBeVisible();
+    await form.getByRole("button", { name: "Create collection" }).click();
+    await expect(page).toHaveURL(`${base}/collections/notes`);
+    // Any document is accepted: no "title: is required".
+    expect((await call("/api/collections/notes/documents/", { json: { anything: 1 } })).status).toBe(201);
+  });
+
+  await test.step("bug 7: the new-document template follows position order and leaves unique properties out", async () => {
+    const created = await call("/api/collections/", {
+      json: {
+        _id: "books",
+        schema: {
+          type: "object",
+          properties: {
+            year: { type: "integer", position: 2 },
+            isbn: { type: "string", position: 3 },
+            title: { type: "string", position: 1 },
+            cover: { type: "file", position: 4 },
+          },
+        },
+        indexes: [{ type: "simple", property: "isbn", unique: true }],
+      },
+    });
+    expect(created.status).toBe(201);
+    await page.goto(`${base}/collections/books`);
+    await page.getByRole("button", { name: "New document" }).click();
+    const editor = page.getByLabel("Document (JSON)", { exact: true });
+    await expect(editor).toContainText('"year": 0');
+    const text = (await editor.textContent()) ?? "";
+    expect(text.indexOf('"title"')).toBeGreaterThanOrEqual(0);
+    expect(text.indexOf('"title"')).toBeLessThan(text.indexOf('"year"'));
+    expect(text).not.toContain("isbn");
+    expect(text).not.toContain("cover");
+    // Two documents from the untouched template: no 409.
+    await page.getByRole("button", { name: "Create document" }).click();
+    await expect(page.getByTestId("documents-total")).toHaveText("1 document · page 1 of 1");
+    await page.getByRole("button", { name: "New document" }).click();
+    await page.getByRole("button", { name: "Create document" }).click();
+    await expect(page.getByTestId("documents-total")).toHaveText("2 documents · page 1 of 1");
+  });
+
+  await test.step("bug 5: Tab leaves the filter box (no keyboard trap); Ctrl+Enter applies it", async () => {
+    const filter = page.getByLabel("Filter", { exact: true });
+    await filter.click();
+    await page.keyboard.press("Tab");
+    await expect(page.getByRole("button", { name: "Apply filter" })).toBeFocused();
+    await page.keyboard.press("Shift+Tab");
+    await expect(filter).toBeFocused();
+    await filter.fill('{"year": {"$gt": 5}}');
+    await page.keyboard.press("Control+Enter");
+    await expect(page.getByTestId("documents-total")).toHaveText(/^0 documents/);
+  });
+
+  await test.step("bug 9: page, page size, sort and filter live in the address and survive a reload", async () => {
+    for (let n = 1; n <= 30; n++) expect((await call("/api/collections/books/documents/", { json: { _id: `b${String(n).padStart(2, "0")}`, title: `Book ${n}`, year: n } })).status).toBe(201);
+    await page.goto(`${base}/collections/books`);
+    await page.getByLabel("Filter", { exact: true }).fill('{"year": {"$gte": 1}}');
+    await page.getByRole("button", { name: "Apply filter" }).click();
+    await expect(page.getByTestId("documents-total")).toHaveText("30 documents · page 1 of 2");
+    await page.getByLabel("Per page").selectOption("10");
+    await expect(page.getByTestId("documents-total")).toHaveText("30 documents · page 1 of 3");
+    const table = page.getByRole("table", { name: "Documents of books" });
+    await table.getByRole("button", { name: "year" }).click();
+    await table.getByRole("button", { name: "year" }).click();
+    await expect(table.getByRole("columnheader", { name: "year" })).toHaveAttribute("aria-sort", "descending");
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect(page.getByTestId("documents-total")).toHaveText("30 documents · page 2 of 3");
+    const url = new URL(page.url());
+    expect(url.searchParams.get("page")).toBe("2");
+    expect(url.searchParams.get("per_page")).toBe("10");
+    expect(url.searchParams.get("sort")).toBe("-year");
+    expect(JSON.parse(url.searchParams.get("filter") ?? "null")).toEqual({ year: { $gte: 1 } });
+    await page.reload();
+    await expect(page.getByTestId("documents-total")).toHaveText("30 documents · page 2 of 3");
+    await expect(table.locator("tbody tr").first()).toContainText("Book 20");
+    await expect(page.getByLabel("Filter", { exact: true })).toContainText('"$gte": 1');
+    // Jump straight to a page.
+    await page.getByLabel("Page", { exact: true }).fill("3");
+    await page.getByRole("button", { name: "Go" }).click();
+    await expect(page.getByTestId("documents-total")).toHaveText("30 documents · page 3 of 3");
+    await expect(page).toHaveURL(/page=3/);
+  });
+
+  await test.step("bug 6: with many columns the Edit and Delete buttons stay in view at 1280 px", async () => {
+    const wide: Record<string, unknown> = { _id: "wide" };
+    for (let i = 1; i <= 10; i++) wide[`a_rather_long_property_name_${i}`] = "a value long enough to need room in a table cell";
+    expect((await call("/api/collections/wide/documents/", { json: wide })).status).toBe(201);
+    await page.goto(`${base}/collections/wide`);
+    const row = page.getByTestId("document-wide");
+    await expect(row).toBeVisible();
+    await expect(row.getByRole("button", { name: "Edit wide" })).toBeInViewport();
+    await expect(row.getByRole("button", { name: "Delete wide" })).toBeInViewport();
+  });
+
+  await test.step("bug 2: a 409 on save is shown beside the Save button and takes focus", async () => {
+    expect((await call("/api/collections/dupes/documents/", { json: { code: "same" } })).status).toBe(201);
+    expect((await call("/api/collections/dupes/documents/", { json: { code: "same" } })).status).toBe(201);
+    await page.goto(`${base}/collections/dupes/definition`);
+    await page.getByRole("button", { name: "Add index" }).click();
+    await page.getByLabel("Index 1 property").fill("code");
+    await page.getByLabel("Unique").check();
+    await page.getByRole("button", { name: "Save changes" }).click();
+    const error = page.getByTestId("save-error");
+    await expect(error).toBeFocused();
+    await expect(error).toBeInViewport();
+    await expect(error.getByRole("alert")).not.toBeEmpty();
+  });
+
+  await test.step("bug 4: an upload refused by the schema names the property", async () => {
+    await page.goto(`${base}/files`);
+    await page.getByLabel("A document property").check();
+    await page.getByLabel("Collection", { exact: true }).selectOption("books");
+    await page.getByLabel("Document ID").fill("b01");
+    await page.getByLabel("Property", { exact: true }).fill("title");
+    await page.getByLabel("Choose files").setInputFiles({ name: "cover.png", mimeType: "image/png", buffer: PNG });
+    const row = page.getByTestId("upload").filter({ hasText: "cover.png" });
+    await expect(row.getByRole("alert")).toContainText("title");
+    await expect(row.getByRole("alert")).not.toHaveText("Validation error");
+  });
+
+  await test.step("bug 10: favicon, compression, titles naming the place, a main landmark", async () => {
+    const icon = await fetch(`${BASE_URL}/favicon.ico`);
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get("content-type")).toMatch(/image\//);
+
+    // fetch() would decode gzip itself: ask with node's raw bytes instead.
+    const signin = await rawGet("/signin");
+    expect(signin.encoding).toBe("gzip");
+    expect(gunzipSync(signin.body).toString()).toContain("<html");
+    const script = /\/_next\/static\/[^"]+\.js/.exec(gunzipSync(signin.body).toString())?.[0];
+    expect(script).toBeTruthy();
+    const js = await rawGet(script!);
+    expect(js.encoding).toBe("gzip");
+    // /api/ stays as it was.
+    expect((await rawGet("/api/health")).encoding).toBeUndefined();
+
+    await page.goto(`${base}/collections/books`);
+    await expect(page).toHaveTitle(`books · Documents · Shelf ${suffix} · Arca`);
+    await expect(page.getByRole("main")).toHaveCount(1);
+    await page.goto(`${base}/tokens`);
+    await expect(page).toHaveTitle(`Tokens · Shelf ${suffix} · Arca`);
+    await expect(page.getByRole("main")).toHaveCount(1);
+  });
+
+  const memberEmail = uniqueEmail("v2member");
+  await test.step("bug 3: a member sees tokens without controls; read-only system tables have no New/Edit/Delete", async () => {
+    await signUpViaApi(memberEmail, "member password v2");
+    expect((await call("/api/collections/_users/documents/", { json: { _id: memberEmail, role: "member" } })).status).toBe(201);
+    expect((await call("/api/collections/_tokens/documents/", { json: { name: "site", permission: { allow: { read: ["books"] } } } })).status).toBe(201);
+    const member = await newSignedIn(browser, memberEmail, "member password v2");
+    await member.goto(`${base}/tokens`);
+    await expect(member.getByText("Only the project's owner or an admin can create, deactivate or delete tokens.")).toBeVisible();
+    await expect(member.getByRole("list", { name: "Tokens" })).toContainText("site");
+    await expect(member.getByRole("button", { name: /Deactivate|Delete|Create token/ })).toHaveCount(0);
+    await member.context().close();
+
+    for (const system of ["_usage", "_debug"]) {
+      await page.goto(`${base}/collections/${system}`);
+      await expect(page.getByTestId("documents-total")).toBeVisible();
+      await expect(page.getByRole("button", { name: /^(New document|Edit |Delete )/ })).toHaveCount(0);
+    }
+  });
+
+  await test.step("bug 10: suspending a member and deactivating a token ask first", async () => {
+    await page.goto(`${base}/members`);
+    await page.getByRole("button", { name: `Suspend ${memberEmail}` }).click();
+    const dialog = page.getByRole("dialog", { name: `Suspend ${memberEmail}?` });
+    await dialog.getByRole("button", { name: "Cancel" }).click();
+    expect((await call(`/api/collections/_users/documents/${memberEmail}/`)).body.is_active).toBe(true);
+    await page.getByRole("button", { name: `Suspend ${memberEmail}` }).click();
+    await dialog.getByRole("button", { name: "Suspend" }).click();
+    await expect(page.getByTestId(`member-${memberEmail}`)).toContainText("Suspended");
+
+    await page.getByLabel(`Role of ${memberEmail}`).selectOption("admin");
+    await page.getByRole("dialog", { name: `Make ${memberEmail} an admin?` }).getByRole("button", { name: "Cancel" }).click();
+    expect((await call(`/api/collections/_users/documents/${memberEmail}/`)).body.role).toBe("member");
+    await expect(page.getByLabel(`Role of ${memberEmail}`)).toHaveValue("member");
+
+    await page.goto(`${base}/tokens`);
+    await page.getByRole("button", { name: "Deactivate token site" }).click();
+    await page.getByRole("dialog", { name: "Deactivate this token?" }).getByRole("button", { name: "Cancel" }).click();
+    await expect(page.getByRole("button", { name: "Deactivate token site" })).toBeVisible();
+  });
+});
+
+/** A GET with node:http, which (unlike fetch) does not decode the body: the encoding is seen as sent. */
+async function rawGet(path: string): Promise<{ encoding: string | undefined; body: Buffer }> {
+  const http = await import("node:http");
+  return new Promise((resolve, reject) => {
+    const request = http.get(`${BASE_URL}${path}`, { headers: { "accept-encoding": "gzip, deflate, br" } }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ encoding: response.headers["content-encoding"], body: Buffer.concat(chunks) }));
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+  });
+}
