@@ -7,7 +7,6 @@ import { notFound } from "../errors";
 import { publicOrigin } from "../members/public-url";
 import { clientAddress } from "../rate-limits/client-address";
 import { assertAddressNotBlocked, countFailure } from "../rate-limits/guessing-limits";
-import { rateLimitConfig } from "../rate-limits/rate-limit-config";
 import type { ApiEnv } from "./env";
 
 /**
@@ -61,7 +60,8 @@ function requestAddress(c: Context): string | undefined {
   return clientAddress({
     socketAddress: incoming?.socket?.remoteAddress,
     forwardedFor: c.req.header("x-forwarded-for"),
-    trustProxy: rateLimitConfig().trustProxy,
+    // As rateLimitConfig() reads it, without parsing the limits on every request.
+    trustProxy: process.env.ARCA_TRUST_PROXY === "true",
   });
 }
 
