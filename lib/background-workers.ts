@@ -18,7 +18,7 @@ export interface BackgroundWorkers {
   stop(): Promise<void>;
 }
 
-const holder = globalThis as typeof globalThis & { __arcaWorkers?: BackgroundWorkers };
+const holder = globalThis as typeof globalThis & { __arcaWorkers?: BackgroundWorkers; __arcaWorkersStopping?: Promise<void> };
 
 export function startBackgroundWorkers(): BackgroundWorkers {
   if (holder.__arcaWorkers) return holder.__arcaWorkers;
@@ -27,21 +27,49 @@ export function startBackgroundWorkers(): BackgroundWorkers {
   const usage = startUsageWorkers();
   const hooks = startHookWorkers();
   const stopOutboxMaintenance = startOutboxMaintenance();
+  let stopped: Promise<void> | undefined;
   const workers: BackgroundWorkers = {
-    async stop() {
+    // Once per process (server.ts's `close` and the shutdown path both ask), and bounded: a
+    // worker stuck on a slow database or receiver must not hold a graceful stop for long.
+    stop() {
+      if (stopped) return stopped;
       if (holder.__arcaWorkers === workers) holder.__arcaWorkers = undefined;
-      stopCompaction();
-      stopOutboxMaintenance();
-      await Promise.all([files.stop(), usage.stop(), hooks.stop(), stopFeedHub()]);
-      // Readers of the outbox are stopped: its LISTEN connection and outbound pools can go.
-      await Promise.all([stopOutboxListener(), closeOutboundDispatchers()]);
+      stopped = withTimeout(STOP_TIMEOUT_MS, async () => {
+        stopCompaction();
+        stopOutboxMaintenance();
+        await Promise.all([files.stop(), usage.stop(), hooks.stop(), stopFeedHub()]);
+        // Readers of the outbox are stopped: its LISTEN connection and outbound pools can go.
+        await Promise.all([stopOutboxListener(), closeOutboundDispatchers()]);
+      });
+      holder.__arcaWorkersStopping = stopped;
+      return stopped;
     },
   };
   holder.__arcaWorkers = workers;
   return workers;
 }
 
+/** How long a graceful stop waits for the workers' last flushes (ARCA_WORKERS_STOP_TIMEOUT_MS). */
+const STOP_TIMEOUT_MS = Number(process.env.ARCA_WORKERS_STOP_TIMEOUT_MS || 5_000);
+
+async function withTimeout(ms: number, work: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<void>((resolve) => {
+    timer = setTimeout(() => {
+      console.error(`workers: not stopped after ${ms} ms, going on without them`);
+      resolve();
+    }, ms);
+    timer.unref();
+  });
+  try {
+    await Promise.race([work(), late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** Stops the process's workers, if running, after their last flush (before the pool closes). */
 export async function stopBackgroundWorkers(): Promise<void> {
-  await holder.__arcaWorkers?.stop();
+  // Whoever asked first (server.ts's `close`), a later caller still waits for the same stop.
+  await (holder.__arcaWorkers?.stop() ?? holder.__arcaWorkersStopping);
 }

@@ -5,9 +5,19 @@ import pg from "pg";
 /**
  * The zero-setup database: a PostgreSQL server under `<dataDir>/postgres`, started by Arca when no
  * DATABASE_URL is given. Returns the connection URL and a stop function.
+ *
+ * Ownership: the process that starts the cluster records itself in `<dataDir>/postgres.owner`
+ * (pid and kernel start time) and stops the cluster on every way out (`stop()`, and a SIGINT to
+ * the postmaster from a process `exit` handler, which also covers uncaught exceptions and
+ * `process.exit`). A later process finds `postmaster.pid` in the data dir:
+ * - owner alive (the CLI while the server runs): it shares the cluster and never stops it;
+ * - owner gone (the server was killed with SIGKILL): the cluster is stale; it is stopped (fast
+ *   shutdown, SIGINT to the postmaster) and started again, now owned by this process.
  */
 export interface RunningPostgres {
   url: string;
+  /** Whether this process started the cluster (and so stops it). */
+  owned: boolean;
   stop(): Promise<void>;
 }
 
@@ -27,10 +37,21 @@ export async function startEmbeddedPostgres(options: {
   const database = options.database ?? DATABASE;
   const serverUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
   const url = `${serverUrl}/${database}`;
-  // Another Arca process (the server, while the CLI runs) may already run this cluster: share it.
-  if (await isServing(`${serverUrl}/postgres`)) {
-    await createDatabaseIfMissingAt(`${serverUrl}/postgres`, database);
-    return { url, stop: async () => {} };
+  const ownerFile = path.join(options.dataDir, "postgres.owner");
+  const running = runningPostmaster(databaseDir);
+  if (running !== undefined) {
+    // Another live Arca process (the server, while the CLI runs) runs this cluster: share it.
+    if (isLiveOwner(readOwner(ownerFile))) {
+      // Its owner may still be bringing it up: wait rather than take a live process's cluster.
+      for (let waited = 0; !(await isServing(`${serverUrl}/postgres`)); waited += 250) {
+        if (waited >= 30_000) throw new Error(`The embedded PostgreSQL in ${databaseDir} (pid ${running}) belongs to a running process but does not answer`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      await createDatabaseIfMissingAt(`${serverUrl}/postgres`, database);
+      return { url, owned: false, stop: async () => {} };
+    }
+    console.info(`db: stopping the embedded PostgreSQL (pid ${running}) left running by a process that is gone`);
+    await stopPostmaster(databaseDir, running);
   }
   const firstRun = !fs.existsSync(path.join(databaseDir, "PG_VERSION"));
   const EmbeddedPostgres = await loadEmbeddedPostgres();
@@ -66,8 +87,116 @@ export async function startEmbeddedPostgres(options: {
         (error instanceof Error ? `: ${error.message}` : ""),
     );
   }
-  await createDatabaseIfMissingAt(`${serverUrl}/postgres`, database);
-  return { url, stop: () => server.stop() };
+  writeOwner(ownerFile);
+  const postmaster = runningPostmaster(databaseDir);
+  // The last resort on any way out that skips stop(): an `exit` handler may only do synchronous
+  // work, and a signal is enough (fast shutdown: the postmaster finishes on its own).
+  const onExit = () => {
+    if (postmaster !== undefined) signal(postmaster, "SIGINT");
+    removeOwner(ownerFile);
+  };
+  process.on("exit", onExit);
+  let stopped: Promise<void> | undefined;
+  const stop = () =>
+    (stopped ??= (async () => {
+      process.off("exit", onExit);
+      await server.stop();
+      removeOwner(ownerFile);
+    })());
+  try {
+    await createDatabaseIfMissingAt(`${serverUrl}/postgres`, database);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { url, owned: true, stop };
+}
+
+/** The pid of the postmaster that runs `databaseDir` now, or undefined (none, or a stale lock file). */
+export function runningPostmaster(databaseDir: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(databaseDir, "postmaster.pid"), "utf8").split("\n", 1)[0]);
+  } catch {
+    return undefined;
+  }
+  if (!Number.isSafeInteger(pid) || pid <= 0 || !isRunning(pid)) return undefined;
+  // A recycled pid: PostgreSQL itself ignores the lock file then, and so do we.
+  const command = readProc(pid, "cmdline");
+  if (command !== undefined && !command.includes("postgres")) return undefined;
+  return pid;
+}
+
+/** Fast shutdown of a postmaster we did not start, waiting until it is gone (SIGQUIT after 30 s). */
+async function stopPostmaster(databaseDir: string, pid: number): Promise<void> {
+  signal(pid, "SIGINT");
+  for (let waited = 0; runningPostmaster(databaseDir) === pid; waited += 100) {
+    if (waited === 30_000) signal(pid, "SIGQUIT");
+    if (waited >= 40_000) throw new Error(`The embedded PostgreSQL (pid ${pid}) in ${databaseDir} did not stop`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface Owner {
+  pid: number;
+  /** The kernel's start time of the process (Linux), so a recycled pid is not taken for the owner. */
+  started?: string;
+}
+
+function processStart(pid: number | "self"): string | undefined {
+  // Field 22 of /proc/<pid>/stat, counted after the command name (which may hold spaces).
+  const stat = readProc(pid, "stat");
+  return stat?.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+}
+
+function readOwner(file: string): Owner | undefined {
+  try {
+    const owner = JSON.parse(fs.readFileSync(file, "utf8")) as Owner;
+    return Number.isSafeInteger(owner.pid) ? owner : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isLiveOwner(owner: Owner | undefined): boolean {
+  if (!owner || owner.pid === process.pid || !isRunning(owner.pid)) return false;
+  return owner.started === undefined || processStart(owner.pid) === owner.started;
+}
+
+function writeOwner(file: string): void {
+  fs.writeFileSync(file, JSON.stringify({ pid: process.pid, started: processStart("self") } satisfies Owner));
+}
+
+function removeOwner(file: string): void {
+  const owner = readOwner(file);
+  if (owner?.pid === process.pid) fs.rmSync(file, { force: true });
+}
+
+/** Alive and not a zombie (a postmaster whose parent died may wait unreaped under a minimal init). */
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === "EPERM";
+  }
+  const stat = readProc(pid, "stat");
+  return stat === undefined || stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+}
+
+function readProc(pid: number | "self", file: "stat" | "cmdline"): string | undefined {
+  try {
+    return fs.readFileSync(`/proc/${pid}/${file}`, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function signal(pid: number, name: NodeJS.Signals): void {
+  try {
+    process.kill(pid, name);
+  } catch {
+    // already gone
+  }
 }
 
 async function isServing(url: string): Promise<boolean> {

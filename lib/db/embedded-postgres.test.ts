@@ -1,0 +1,93 @@
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { startServeApi, type ServeApiProcess } from "../testing/serve-api-process";
+import { runningPostmaster, startEmbeddedPostgres } from "./embedded-postgres";
+
+/**
+ * Ownership of the embedded PostgreSQL across a kill -9 (issue 17, item 8), with real processes:
+ * the server (scripts/serve-api.ts) on a fresh data dir and a free port, SIGKILLed; the cluster
+ * it leaves is stopped by the next server, which starts its own, shares it with a CLI-like
+ * process while it runs, and stops it on SIGTERM.
+ */
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "arca-embedded-"));
+const databaseDir = path.join(dataDir, "postgres");
+const processes: ServeApiProcess[] = [];
+
+afterAll(async () => {
+  for (const p of processes) await p.kill("SIGTERM");
+  const left = runningPostmaster(databaseDir);
+  if (left) process.kill(left, "SIGINT");
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+async function freePort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Postmasters of this data dir: processes started as `postgres -D <dir>` (backends retitle themselves). */
+function postmasters(): number[] {
+  const found: number[] = [];
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const argv = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
+      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const zombie = stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
+      if (!zombie && argv[argv.indexOf("-D") + 1] === databaseDir && argv.indexOf("-D") > 0) found.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+describe("embedded PostgreSQL ownership", () => {
+  it("stops the cluster a SIGKILLed server left, runs exactly one, shares it while the owner lives, stops it on SIGTERM", async () => {
+    const port = await freePort();
+    const env = {
+      DATABASE_URL: undefined,
+      ARCA_DATA_DIR: dataDir,
+      ARCA_PG_PORT: String(port),
+      ARCA_SECRET: "embedded-test-secret",
+      SMTP_URL: undefined,
+    };
+    const first = await startServeApi(env, 120_000);
+    processes.push(first);
+    expect((await fetch(`${first.url}/api/health`)).status).toBe(200);
+    const stale = runningPostmaster(databaseDir);
+    expect(stale).toBeGreaterThan(0);
+    expect(JSON.parse(fs.readFileSync(path.join(dataDir, "postgres.owner"), "utf8")).pid).toBe(first.child.pid);
+
+    // kill -9 skips every handler: the cluster outlives its owner (the reported bug's setting).
+    await first.kill("SIGKILL");
+    expect(runningPostmaster(databaseDir)).toBe(stale);
+
+    const second = await startServeApi(env, 120_000);
+    processes.push(second);
+    expect((await fetch(`${second.url}/api/health`)).status).toBe(200);
+    const own = runningPostmaster(databaseDir);
+    expect(own).toBeGreaterThan(0);
+    expect(own).not.toBe(stale);
+    expect(postmasters()).toEqual([own]);
+    expect(second.output()).toContain(`stopping the embedded PostgreSQL (pid ${stale})`);
+
+    // A second Arca process while the owner lives (the CLI): shares the cluster, never stops it.
+    const cli = await startEmbeddedPostgres({ dataDir, port });
+    expect(cli.owned).toBe(false);
+    await cli.stop();
+    expect(runningPostmaster(databaseDir)).toBe(own);
+    expect((await fetch(`${second.url}/api/health/ready`)).status).toBe(200);
+
+    expect(await second.kill("SIGTERM")).toBe(0);
+    expect(postmasters()).toEqual([]);
+    expect(runningPostmaster(databaseDir)).toBeUndefined();
+    expect(fs.existsSync(path.join(dataDir, "postgres.owner"))).toBe(false);
+  }, 240_000);
+});
