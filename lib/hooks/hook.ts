@@ -1,4 +1,5 @@
 import Ajv from "ajv-draft-04";
+import { linearRegExp } from "../query/linear-regexp";
 import type { ValidateFunction } from "ajv";
 import { validationError, type PropertyError } from "../errors";
 import { checkPublicUrl } from "../net/outbound-guard";
@@ -168,7 +169,7 @@ function isHttpUrl(text: string): boolean {
   }
 }
 
-const conditionsAjv = new Ajv({ allErrors: false, strict: false, validateSchema: true });
+const conditionsAjv = new Ajv({ allErrors: false, strict: false, validateSchema: true, code: { regExp: linearRegExp } });
 const compiled = new Map<string, ValidateFunction>();
 
 function schemaProblem(schema: Record<string, unknown>): string | undefined {

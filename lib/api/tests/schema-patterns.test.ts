@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { apiSuite } from "../../testing/api-suite";
+
+/** Schema `pattern`s come from requests: they run on RE2, so none can stall the server. */
+const t = apiSuite();
+const as = (extra: Record<string, unknown> = {}) => ({ project: t.owner.project, token: t.owner.token, ...extra });
+
+describe("JSON Schema patterns", () => {
+  it("an exponential pattern in a collection schema refuses a hostile value without stalling other requests", async () => {
+    const schema = { type: "object", properties: { name: { type: "string", pattern: "^(a+)+$" } } };
+    expect((await t.server.request("/api/collections/patterned/", as({ method: "PUT", json: { schema } }))).status).toBe(201);
+    const hostile = t.server.request("/api/collections/patterned/documents/", as({ json: { name: `${"a".repeat(100_000)}!` } }));
+    const other = await t.server.request("/api/info/", { project: t.owner.project, session: t.owner.session });
+    expect(other.status).toBe(200);
+    const refused = await hostile;
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0].property).toBe("name");
+    expect((await t.server.request("/api/collections/patterned/documents/", as({ json: { name: "aaa" } }))).status).toBe(201);
+  });
+
+  it("a pattern RE2 cannot run (backreference) is refused when the schema is saved", async () => {
+    const schema = { type: "object", properties: { name: { type: "string", pattern: "(a)\\1" } } };
+    const saved = await t.server.request("/api/collections/backref/", as({ method: "PUT", json: { schema } }));
+    expect(saved.status).toBe(422);
+  });
+});

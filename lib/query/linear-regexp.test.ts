@@ -1,0 +1,21 @@
+import Ajv from "ajv-draft-04";
+import { describe, expect, it } from "vitest";
+import { linearRegExp } from "./linear-regexp";
+
+describe("JSON Schema patterns on RE2", () => {
+  it("an exponential pattern answers at once instead of blocking the event loop", () => {
+    const ajv = new Ajv({ strict: false, code: { regExp: linearRegExp } });
+    const validate = ajv.compile({ type: "string", pattern: "^(a+)+$" });
+    const started = performance.now();
+    expect(validate(`${"a".repeat(50_000)}!`)).toBe(false);
+    expect(validate("aaaa")).toBe(true);
+    // Not a timing assertion of the product: a hang detector (backtracking takes minutes here).
+    expect(performance.now() - started).toBeLessThan(5000);
+  });
+
+  it("refuses what RE2 cannot run, so such a schema is refused when saved", () => {
+    const ajv = new Ajv({ strict: false, code: { regExp: linearRegExp } });
+    expect(() => ajv.compile({ type: "string", pattern: "(a)\\1" })).toThrow();
+    expect(() => ajv.compile({ type: "string", pattern: "a(?=b)" })).toThrow();
+  });
+});

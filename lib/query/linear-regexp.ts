@@ -1,0 +1,13 @@
+import { RE2JS } from "re2js";
+
+/**
+ * A RegExp-like object on RE2 (re2js): linear time in the input whatever the pattern. For JSON
+ * Schema `pattern`s (collection schemas, hook conditions), which come from requests and would
+ * otherwise run on V8's backtracking engine (`^(a+)+$` against a long string blocks the event
+ * loop for seconds). Patterns RE2 cannot express (backreferences, lookarounds) throw, so the
+ * schema is refused when it is saved. Plug into ajv as `code: { regExp: linearRegExp }`.
+ */
+export function linearRegExp(pattern: string, _flags?: string): { test(input: string): boolean } {
+  const compiled = RE2JS.compile(pattern);
+  return { test: (input: string) => compiled.test(input) };
+}
