@@ -52,7 +52,16 @@ export function projectFromHost(host: string | undefined, baseDomain: string): s
 }
 
 function headerProject(c: Context): string | undefined {
-  return c.req.header("x-project")?.trim().toLowerCase() || undefined;
+  const named = c.req.header("x-project") ?? feedProject(c);
+  return named?.trim().toLowerCase() || undefined;
+}
+
+/**
+ * EventSource can send neither headers nor (cross-host) the dashboard's cookie, so the change
+ * feed also takes the project as `?project=` on the bare host, as it takes `?token=`.
+ */
+function feedProject(c: Context): string | undefined {
+  return c.req.method === "GET" && /\/events\/?$/.test(c.req.path) ? c.req.query("project") : undefined;
 }
 
 function requestAddress(c: Context): string | undefined {

@@ -145,6 +145,18 @@ describe("change feed", () => {
     expect(malformed.status).toBe(400);
   });
 
+  it("EventSource on the bare host names the project with ?project=", async () => {
+    const c = unique("byquery");
+    const connection = await openSse(`${t.server.url}/api/collections/${c}/events/?project=${t.owner.project}&token=${encodeURIComponent(t.owner.token)}`);
+    open.push(connection);
+    expect(connection.status).toBe(200);
+    await t.server.request(docs(c), as({ json: { _id: "q" } }));
+    expect(summary(await connection.waitFor(1))).toEqual([["created", "q"]]);
+    // Only the feed takes it: other routes still need the host or X-Project.
+    const list = await t.server.request(`/api/collections/${c}/documents/?project=${t.owner.project}`, { token: t.owner.token });
+    expect(list.status).toBe(404);
+  });
+
   it("keeps projects apart: another project's events and positions are invisible", async () => {
     const other = await ownerWithProject(t.server);
     const c = unique("isolated");
