@@ -63,8 +63,23 @@ export async function processDocument(ctx: ProcessingContext, input: { schema: R
   // Uploads of this write that a processor replaced by its output: not kept.
   const consumed = [...incomingFiles].filter((id) => !fileIdsIn(doc).has(id) && !(before && fileIdsIn(before).has(id)));
   if (consumed.length)
-    await deleteFileRows(ctx.db, ctx.scope.projectId, sql`collection_id = ${ctx.collectionId} AND document_id = ${doc._id as string} AND id = ANY(${consumed}::text[])`);
+    await exclusive(ctx.db, () =>
+      deleteFileRows(ctx.db, ctx.scope.projectId, sql`collection_id = ${ctx.collectionId} AND document_id = ${doc._id as string} AND id = ANY(${consumed}::text[])`),
+    );
   return doc;
+}
+
+const queues = new WeakMap<object, Promise<unknown>>();
+
+/**
+ * One statement at a time on a transaction's client: a bulk update processes a few documents at
+ * once (mapBounded) on one client, and a pg client must not be given a query while it runs one.
+ */
+function exclusive<T>(db: Queryable, work: () => Promise<T>): Promise<T> {
+  const previous = queues.get(db) ?? Promise.resolve();
+  const next = previous.then(work, work);
+  queues.set(db, next.catch(() => undefined));
+  return next;
 }
 
 function touched(property: PropertyPlan, before: Doc, doc: Doc): boolean {
@@ -112,7 +127,7 @@ async function runProcessor(ctx: ProcessingContext, property: PropertyPlan, spec
 async function openFile(ctx: ProcessingContext, doc: Doc, value: unknown, notAFile: () => Error): Promise<FileInput> {
   if (value instanceof ProducedFile) return value;
   if (!isFileRecordShape(value)) throw notAFile();
-  const row = await findFileRow(ctx.db, ctx.scope.projectId, value._id);
+  const row = await exclusive(ctx.db, () => findFileRow(ctx.db, ctx.scope.projectId, value._id));
   if (!row || row.collection_id !== ctx.collectionId || row.document_id !== doc._id) throw notAFile();
   const store = fileBlobStore();
   const open = async () => {
@@ -157,7 +172,7 @@ async function storeOutputs(ctx: ProcessingContext, doc: Doc, outputs: { propert
     })),
   );
   try {
-    await insertFileRows(ctx.db, blobs.rows, ctx.scope.filesSizeLimit ?? 0, blobs.markerIds);
+    await exclusive(ctx.db, () => insertFileRows(ctx.db, blobs.rows, ctx.scope.filesSizeLimit ?? 0, blobs.markerIds));
   } catch (error) {
     await blobs.rollback();
     throw error;
