@@ -29,11 +29,14 @@ describe("operator CLI", () => {
     const secret = stdout.trim().split("\n").at(-1)!;
     expect(secret).toMatch(/^[A-Za-z0-9_-]{32,}$/);
 
-    const info = await server.request("/api/info/", { project, token: secret });
-    expect(info.status).toBe(200);
-    expect(info.body.name).toBe("From CLI");
+    // The token is known and may read `posts` (which does not exist yet): 404, not 401 or 403.
+    const posts = await server.request("/api/collections/posts/documents/", { project, token: secret });
+    expect(posts).toMatchObject({ status: 404, body: { message: "Collection not found." } });
     const login = await server.request("/api/user/", { action: "login", json: { email, password: "cli-password-1" } });
     expect(login.status).toBe(200);
+    const info = await server.request("/api/info/", { project, session: login.body.sessionId });
+    expect(info.status).toBe(200);
+    expect(info.body.name).toBe("From CLI");
   }, 60_000);
 
   it("fails with a clear message and exit code 1", async () => {
