@@ -209,7 +209,13 @@ function listQuery(c: Context<ApiEnv>): ListQuery {
 }
 
 function propertyPath(c: Context<ApiEnv>): string[] {
-  return pathParam(c, "path").split("/").filter(Boolean).map(decodeURIComponent);
+  return pathParam(c, "path").split("/").filter(Boolean).map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      throw badRequest("Malformed percent-escape in the property path");
+    }
+  });
 }
 
 function filterOf(body: Record<string, unknown>): Record<string, unknown> | undefined {

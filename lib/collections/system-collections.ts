@@ -10,7 +10,8 @@ import type { CollectionView } from "./collection";
 export const SYSTEM_COLLECTIONS = ["_files", "_users", "_notification", "_usage", "_debug", "_tokens", "_hooks", "_hooks_history"] as const;
 
 /** Alternative spellings clients use. */
-export const SYSTEM_ALIASES: Record<string, string> = { _notifications: "_notification" };
+// Null prototype: looked up with a name from the URL, `__proto__` or `constructor` must miss.
+export const SYSTEM_ALIASES: Record<string, string> = Object.assign(Object.create(null), { _notifications: "_notification" });
 
 /** System collections whose documents the generic routes answer, as read-only empty lists. */
 export const READ_ONLY_EMPTY = new Set<string>();

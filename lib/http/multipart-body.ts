@@ -1,6 +1,8 @@
 import { Readable } from "node:stream";
 import busboy from "busboy";
-import { badRequest, unsupportedMediaType } from "../errors";
+import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
+import { MAX_JSON_DEPTH, checkJsonInput, checkJsonString, checkPropertyName, setOwn } from "../query/json-input";
+import { JSON_BODY_LIMIT } from "./json-body";
 
 /**
  * Streaming reader of `multipart/form-data` document bodies (CONTRACT §5), never `formData()`.
@@ -9,11 +11,16 @@ import { badRequest, unsupportedMediaType } from "../errors";
  *
  * - Every part without a filename is a field whose value is a JSON literal (`"text"`, `42`,
  *   `[1,2]`, `{..}`); not JSON: 400 naming the part. A field name repeated: 400.
- * - Dotted part names build nested objects: `a.b` = 1 gives `{a: {b: 1}}`.
- * - Parts with a filename are files: each is handed to `onFile` with its readable stream, which
- *   the callback must consume (or `resume()`); its promise is awaited before the reader returns,
- *   so it can stream to disk and record what it stored. Without `onFile`, a file part is a 415
- *   "File uploads are not supported yet" (its bytes are drained).
+ * - Part names are property paths, dotted or bracketed: `a.b`, `a[b]` and `a[b][0].c` all work;
+ *   a bracketed number is an array index (`phones[0]`, `phones[1]` build an array in index
+ *   order; a gap or an index past ARCA_MAX_PARTS is a 400).
+ * - Parts with a filename are files: each is handed to `onFile` with its name as a dotted path
+ *   (a trailing `[n]` dropped: repeated file parts of one name are the array) and its readable
+ *   stream, which the callback must consume (or `resume()`); its promise is awaited before the
+ *   reader returns. Without `onFile`, a file part is a 415 (its bytes are drained).
+ * - Limits: each field and all fields together at most the JSON body limit (413), at most
+ *   ARCA_MAX_PARTS parts and ARCA_MAX_FILES files (400), the assembled value nested at most 64
+ *   deep, no `__proto__` name, no NUL (400).
  * Returns the fields object (the legacy `payload` envelope is not used in multipart bodies).
  */
 export interface FileInfo {
@@ -24,9 +31,14 @@ export interface FileInfo {
 
 export interface MultipartOptions {
   onFile?: (name: string, filename: string, stream: Readable, info: FileInfo) => Promise<void> | void;
-  /** Bytes of one field value (default 16 MiB). */
+  /** Bytes of one field value and of all of them (default: the JSON body limit). */
   fieldSizeLimit?: number;
 }
+
+/** ARCA_MAX_PARTS: parts per multipart body (fields and files). */
+export const MAX_PARTS = Number(process.env.ARCA_MAX_PARTS || 1000);
+/** ARCA_MAX_FILES: file parts per multipart body; each becomes a `_files` record. */
+export const MAX_FILES = Number(process.env.ARCA_MAX_FILES || 100);
 
 export function isMultipart(request: Request): boolean {
   return /^multipart\/form-data\b/i.test(request.headers.get("content-type") ?? "");
@@ -35,22 +47,33 @@ export function isMultipart(request: Request): boolean {
 export async function readMultipart(request: Request, options: MultipartOptions = {}): Promise<Record<string, unknown>> {
   const headers = Object.fromEntries(request.headers.entries());
   if (!request.body) return {};
+  const sizeLimit = options.fieldSizeLimit ?? JSON_BODY_LIMIT;
   let parser: busboy.Busboy;
   try {
     // defParamCharset: file names are UTF-8 (busboy's default, latin1, garbles "résumé.pdf").
-    parser = busboy({ headers, defParamCharset: "utf8", limits: { fieldSize: options.fieldSizeLimit ?? 16 * 1024 * 1024 } });
+    parser = busboy({
+      headers,
+      defParamCharset: "utf8",
+      limits: { fieldSize: sizeLimit, fieldNameSize: 1024, parts: MAX_PARTS, files: MAX_FILES },
+    });
   } catch {
     throw badRequest("Malformed multipart body");
   }
-  const fields: Record<string, unknown> = {};
+  const assignments: { name: string; path: Segment[]; value: unknown }[] = [];
   const seen = new Set<string>();
   const pending: Promise<void>[] = [];
+  let fieldBytes = 0;
   let failure: Error | undefined;
   const fail = (error: Error) => (failure ??= error);
 
+  parser.on("partsLimit", () => fail(badRequest(`Multipart body has more than ${MAX_PARTS} parts`)));
+  parser.on("filesLimit", () => fail(badRequest(`Multipart body has more than ${MAX_FILES} files`)));
   parser.on("field", (name, value, info) => {
     if (failure) return;
-    if (info.valueTruncated) return void fail(badRequest(`Part ${name} is too large`));
+    if (info.nameTruncated) return void fail(badRequest("A part name is too long"));
+    if (info.valueTruncated) return void fail(payloadTooLarge(`Part ${name} is too large`));
+    fieldBytes += Buffer.byteLength(value);
+    if (fieldBytes > sizeLimit) return void fail(payloadTooLarge("Multipart fields are too large together"));
     if (seen.has(name)) return void fail(badRequest(`Part ${name} is repeated`));
     seen.add(name);
     let parsed: unknown;
@@ -59,16 +82,11 @@ export async function readMultipart(request: Request, options: MultipartOptions 
     } catch {
       return void fail(badRequest(`Part ${name} is not a JSON literal`));
     }
-    const path = name.split(".");
-    if (path.some((s) => s === "" || s === "__proto__")) return void fail(badRequest(`Part ${name} has a malformed name`));
-    let node = fields;
-    for (const segment of path.slice(0, -1)) {
-      const next = node[segment];
-      if (next !== undefined && (typeof next !== "object" || next === null || Array.isArray(next)))
-        return void fail(badRequest(`Part ${name} conflicts with another part`));
-      node = (node[segment] ??= {}) as Record<string, unknown>;
+    try {
+      assignments.push({ name, path: parsePartName(name), value: parsed });
+    } catch (error) {
+      fail(error as Error);
     }
-    node[path[path.length - 1]] = parsed;
   });
   parser.on("file", (name, stream, info) => {
     if (failure || !options.onFile) {
@@ -76,7 +94,17 @@ export async function readMultipart(request: Request, options: MultipartOptions 
       stream.resume();
       return;
     }
-    pending.push(Promise.resolve(options.onFile(name, info.filename ?? "", stream, info as FileInfo)).catch((error) => void fail(error)));
+    let property: string;
+    let filename: string;
+    try {
+      property = filePropertyName(name);
+      filename = decodeFileName(info.filename ?? "");
+    } catch (error) {
+      fail(error as Error);
+      stream.resume();
+      return;
+    }
+    pending.push(Promise.resolve(options.onFile(property, filename, stream, { ...info, filename } as FileInfo)).catch((error) => void fail(error)));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -88,5 +116,104 @@ export async function readMultipart(request: Request, options: MultipartOptions 
   });
   await Promise.all(pending);
   if (failure) throw failure;
+  const fields = assemble(assignments);
+  checkJsonInput(fields, "Multipart body");
   return fields;
+}
+
+/** A step of a part name: a property, or (bracketed number) an array index. */
+type Segment = string | number;
+
+/**
+ * `a.b[c][0].d` -> ["a", "b", "c", 0, "d"]. Brackets hold a name or an index; an index must be
+ * below ARCA_MAX_PARTS (`x[100000]` would be a 100,000-element array from one part).
+ */
+export function parsePartName(name: string): Segment[] {
+  const malformed = () => badRequest(`Part ${name} has a malformed name`);
+  const path: Segment[] = [];
+  const pattern = /([^.[\]]+)|\[([^[\]]*)\]|(\.)/gy;
+  let expectName = true;
+  let match: RegExpExecArray | null;
+  let end = 0;
+  while ((match = pattern.exec(name)) !== null) {
+    end = pattern.lastIndex;
+    if (match[1] !== undefined) {
+      if (!expectName) throw malformed();
+      path.push(checkPropertyName(match[1], `Part ${name}`));
+      expectName = false;
+    } else if (match[2] !== undefined) {
+      if (expectName || match[2] === "") throw malformed();
+      if (/^\d+$/.test(match[2])) {
+        const index = Number(match[2]);
+        if (index >= MAX_PARTS) throw badRequest(`Part ${name}: array index ${match[2]} is too large`);
+        path.push(index);
+      } else path.push(checkPropertyName(match[2], `Part ${name}`));
+    } else {
+      if (expectName) throw malformed();
+      expectName = true;
+    }
+  }
+  if (end !== name.length || expectName || path.length === 0) throw malformed();
+  if (path.length > MAX_JSON_DEPTH) throw badRequest(`Part ${name} is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
+  return path;
+}
+
+/** A file part's property as a dotted path; `photos[0]`, `photos[1]` are the `photos` array. */
+function filePropertyName(name: string): string {
+  const path = parsePartName(name);
+  if (typeof path[path.length - 1] === "number") path.pop();
+  if (path.some((segment) => typeof segment === "number")) throw badRequest(`File part ${name}: only a last [n] may index`);
+  // A file in `_id` made a record no document could hold, an orphan forever.
+  if (path[0] === "_id") throw badRequest("A file part cannot be named _id");
+  return path.join(".");
+}
+
+/**
+ * Browsers percent-encode `"` in `filename="..."` as %22 (HTML spec, "multipart/form-data
+ * encoding algorithm"; CR and LF likewise), with no way to tell it from a literal "%22".
+ * Decoding those three is what every server does; any other `%` is the name's own.
+ * `filename*=UTF-8''...` (RFC 5987/7578) is decoded by busboy already.
+ */
+export function decodeFileName(filename: string): string {
+  const decoded = filename.replace(/%22/gi, '"').replace(/%0D/gi, "\r").replace(/%0A/gi, "\n");
+  return checkJsonString(decoded, "File name");
+}
+
+/** Builds the fields object from its parts; arrays in index order, refused with gaps. */
+function assemble(assignments: { name: string; path: Segment[]; value: unknown }[]): Record<string, unknown> {
+  const root: Record<string, unknown> = {};
+  const arrays: { name: string; array: unknown[] }[] = [];
+  for (const { name, path, value } of assignments) {
+    let node: Record<string, unknown> | unknown[] = root;
+    for (let i = 0; i < path.length; i++) {
+      const segment = path[i];
+      const last = i === path.length - 1;
+      const wantsArray = typeof path[i + 1] === "number";
+      if (typeof segment === "number" !== Array.isArray(node)) throw badRequest(`Part ${name} conflicts with another part`);
+      const current = Array.isArray(node) ? node[segment as number] : Object.hasOwn(node, segment) ? node[segment as string] : undefined;
+      if (last) {
+        if (current !== undefined) throw badRequest(`Part ${name} conflicts with another part`);
+        put(node, segment, value);
+        break;
+      }
+      if (current === undefined) {
+        const created = wantsArray ? [] : {};
+        if (Array.isArray(created)) arrays.push({ name, array: created });
+        put(node, segment, created);
+        node = created;
+      } else if (current !== null && typeof current === "object" && Array.isArray(current) === wantsArray) {
+        node = current as Record<string, unknown> | unknown[];
+      } else throw badRequest(`Part ${name} conflicts with another part`);
+    }
+  }
+  // `phones[0]` and `phones[2]` without `phones[1]`: a hole no JSON array can hold.
+  for (const { name, array } of arrays) {
+    for (let i = 0; i < array.length; i++) if (!(i in array)) throw badRequest(`Part ${name}: no part gives index ${i} of its array`);
+  }
+  return root;
+}
+
+function put(node: Record<string, unknown> | unknown[], segment: Segment, value: unknown): void {
+  if (Array.isArray(node)) node[segment as number] = value;
+  else setOwn(node, segment as string, value);
 }
