@@ -82,7 +82,7 @@ function DeliveryRow({ projectId, delivery, canManage }: { projectId: string; de
   return (
     <li className="py-3" data-testid={`delivery-${delivery.id}`} data-status={delivery.status} data-trigger={delivery.trigger}>
       <div className="flex flex-wrap items-center justify-between gap-x-4 gap-y-2">
-        <div className="flex min-w-0 flex-1 flex-wrap items-center gap-x-3 gap-y-1 text-sm">
+        <div className="flex w-full min-w-0 flex-wrap items-center gap-x-3 gap-y-1 text-sm sm:w-auto sm:flex-1">
           <DeliveryStatusBadge status={delivery.status} />
           <span className="font-medium text-slate-800">{delivery.trigger}</span>
           <span className="text-slate-600" title="The last attempt's number">

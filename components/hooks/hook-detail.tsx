@@ -47,6 +47,8 @@ function HookSummary({ projectId, hook, canManage, base }: { projectId: string; 
   const router = useRouter();
   const [deleting, setDeleting] = useState(false);
   const label = hook.name || hook._id;
+  // The switch shows what was asked at once; the hook's answer (or an error) settles it.
+  const requestedActive = update.isPending ? update.variables?.patch.is_active : undefined;
 
   return (
     <Card
@@ -106,7 +108,7 @@ function HookSummary({ projectId, hook, canManage, base }: { projectId: string; 
                   type="checkbox"
                   role="switch"
                   className="h-5 w-5 accent-indigo-600"
-                  checked={hook.is_active}
+                  checked={requestedActive ?? hook.is_active}
                   disabled={update.isPending}
                   onChange={(e) => update.mutate({ id: hook._id, patch: { is_active: e.target.checked } })}
                 />

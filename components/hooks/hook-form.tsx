@@ -2,7 +2,7 @@
 
 import { useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
-import { checkDraft, draftFromHook, hookInput, placeServerErrors, type HookDraft } from "@/lib/client/hook-form";
+import { checkDraft, draftFromHook, hookInput, placeServerErrors, unchangedOnly, type HookDraft } from "@/lib/client/hook-form";
 import { useCollectionNames } from "@/lib/client/hooks";
 import { HOOK_METHODS, HOOK_TRIGGERS, type Hook, type HookInput, type HookMethod, type RetryStrategy } from "@/lib/client/webhooks";
 import { Alert, Button, JsonField, SelectField, TextField } from "@/components/ui";
@@ -39,6 +39,8 @@ export function HookForm({
 }) {
   const [draft, setDraft] = useState<HookDraft>(() => draftFromHook(initial));
   const [submitted, setSubmitted] = useState(false);
+  // What the last submit sent: the API's errors are about it, so each shows until its field changes.
+  const [sent, setSent] = useState<HookDraft | undefined>();
   const collections = useCollectionNames(projectId);
   const set = <K extends keyof HookDraft>(key: K, value: HookDraft[K]) => setDraft((d) => ({ ...d, [key]: value }));
 
@@ -51,7 +53,8 @@ export function HookForm({
     field.startsWith("timeout.") ||
     field.startsWith("headerRow.");
   const clientError = (field: string) => (typed(field) ? checks[field] : undefined);
-  const server = error instanceof ApiError && error.status === 422 ? placeServerErrors(error.errors, draft) : { byField: {}, general: [] as string[] };
+  const placed = error instanceof ApiError && error.status === 422 ? placeServerErrors(error.errors, sent ?? draft) : { byField: {}, general: [] as string[] };
+  const server = { ...placed, byField: sent ? unchangedOnly(placed.byField, sent, draft) : placed.byField };
   const fieldError = (field: string) => clientError(field) ?? server.byField[field];
   const invalid = error instanceof ApiError && error.status === 422;
   const generalError = invalid
@@ -74,6 +77,7 @@ export function HookForm({
     event.preventDefault();
     setSubmitted(true);
     if (Object.keys(checks).length) return;
+    setSent(draft);
     onSubmit(hookInput(draft));
   }
 

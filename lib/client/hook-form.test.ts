@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDraft, draftFromHook, formatDuration, generateSecret, headerRow, hookInput, placeServerErrors } from "./hook-form";
+import { checkDraft, draftFromHook, formatDuration, generateSecret, headerRow, hookInput, placeServerErrors, unchangedOnly } from "./hook-form";
 import type { Hook } from "./webhooks";
 
 const hook: Hook = {
@@ -82,6 +82,23 @@ describe("hook form", () => {
       url: "must not point to a loopback, private or link-local address",
     });
     expect(placed.general).toEqual(["surprise: is not a hook property", "Something else"]);
+  });
+
+  it("keeps a server error only while its field is unchanged; a header row's error follows the row", () => {
+    const sent = { ...draftFromHook(), conditions: '{"type": 12}', url: "http://10.0.0.1/", headers: [headerRow("X-Ok", "1"), headerRow("X-Hook-ID", "2"), headerRow("X-Hook-Trigger", "3")] };
+    const { byField } = placeServerErrors(
+      [
+        { property: "conditions", message: "bad schema" },
+        { property: "url", message: "private" },
+        { property: "headers.X-Hook-ID", message: "reserved" },
+        { property: "headers.X-Hook-Trigger", message: "reserved too" },
+      ],
+      sent,
+    );
+    // The conditions fixed, the first header row removed, the third renamed.
+    const current = { ...sent, conditions: "{}", headers: [sent.headers[1], { ...sent.headers[2], name: "X-Other" }] };
+    expect(unchangedOnly(byField, sent, current)).toEqual({ url: "private", "headerRow.0": "reserved" });
+    expect(unchangedOnly(byField, sent, sent)).toEqual(byField);
   });
 
   it("generates Standard Webhooks secrets from 24 random bytes", () => {

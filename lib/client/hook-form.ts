@@ -126,9 +126,49 @@ export function placeServerErrors(errors: PropertyError[], draft: HookDraft): { 
   return { byField, general };
 }
 
+/** The draft's part each error field is about (header rows by their stable key). */
+function fieldValue(draft: HookDraft, field: string): unknown {
+  switch (field) {
+    case "timeout":
+      return [draft.readTimeout, draft.connectTimeout];
+    case "timeout.read":
+      return draft.readTimeout;
+    case "timeout.connect":
+      return draft.connectTimeout;
+    case "retry":
+    case "retry.strategy":
+      return draft.retry;
+    case "request_payload_wrapper":
+      return draft.wrapper;
+    case "is_active":
+      return draft.isActive;
+    case "headers":
+      return draft.headers.map((row) => [row.name, row.value]);
+    default:
+      return (draft as unknown as Record<string, unknown>)[field];
+  }
+}
+
+/**
+ * The server's errors about `sent` that still hold for `current`: those whose field was not
+ * changed since. A header row's error follows the row (by key) while it keeps its name.
+ */
+export function unchangedOnly(byField: DraftErrors, sent: HookDraft, current: HookDraft): DraftErrors {
+  const kept: DraftErrors = {};
+  for (const [field, message] of Object.entries(byField)) {
+    if (field.startsWith("headerRow.")) {
+      const row = sent.headers[Number(field.slice("headerRow.".length))];
+      const index = current.headers.findIndex((r) => r.key === row?.key && r.name.trim() === row.name.trim());
+      if (index >= 0) kept[`headerRow.${index}`] = message;
+    } else if (JSON.stringify(fieldValue(sent, field)) === JSON.stringify(fieldValue(current, field))) kept[field] = message;
+  }
+  return kept;
+}
+
 /**
  * A new signing secret: `whsec_` + base64 of 24 random bytes, the Standard Webhooks form (Arca
- * then signs with those bytes, and the receivers' libraries take the secret as it is).
+ * keys `webhook-signature` with those bytes, so that specification's libraries take the secret as
+ * it is; `X-Hook-Signature` is keyed with the secret's text, docs/hooks.md).
  */
 export function generateSecret(fill: (bytes: Uint8Array) => Uint8Array = (bytes) => crypto.getRandomValues(bytes)): string {
   const bytes = fill(new Uint8Array(24));
