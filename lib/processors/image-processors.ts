@@ -8,6 +8,10 @@ import { literalCheck } from "./text-processors";
  * threads, never on the event loop; the input streams in from its blob. Output has the input's
  * format (jpeg, png, webp, gif, avif). Inputs above MAX_INPUT_PIXELS are refused before decoding.
  */
+// libvips' operation cache only helps repeated work on one input, which writes never are; it
+// would hold decoded images after the write.
+sharp.cache(false);
+
 const FORMATS: Record<string, { format: keyof sharp.FormatEnum; contentType: string }> = {
   jpeg: { format: "jpeg", contentType: "image/jpeg" },
   png: { format: "png", contentType: "image/png" },

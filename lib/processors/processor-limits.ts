@@ -39,7 +39,10 @@ export class Semaphore {
   }
 }
 
-export const heavyWork = new Semaphore(Math.max(2, os.availableParallelism()));
+/** Cores given to image and speech work: all but one, which stays with the event loop (other requests). */
+export const WORK_THREADS = Math.max(1, os.availableParallelism() - 1);
+
+export const heavyWork = new Semaphore(WORK_THREADS);
 
 /** Maps with at most `limit` calls in flight, results in input order. */
 export async function mapBounded<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
