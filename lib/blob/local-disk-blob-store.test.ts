@@ -1,3 +1,4 @@
+import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, readdir, rm, stat, utimes, writeFile } from "node:fs/promises";
@@ -7,6 +8,7 @@ import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { BlobTooLargeError, DEFAULT_HEAD_BYTES, InvalidBlobKeyError, assertBlobKey } from "./blob-store";
 import { createLocalDiskBlobStore, READ_HIGH_WATER_MARK, type LocalDiskBlobStore } from "./local-disk-blob-store";
+import { processOwner } from "./process-owner";
 
 let root: string;
 let store: LocalDiskBlobStore;
@@ -268,6 +270,29 @@ describe("local disk blob store", () => {
     expect((await tempFiles()).sort()).toEqual([fresh.id, "not-ours.txt"].sort());
     await store.commit(fresh, "fresh");
     expect(await store.exists("fresh")).toBe(true);
+  });
+
+  it("removes at once the temp files of a dead process of this host, and only those", async () => {
+    const mine = await store.stage(Readable.from([Buffer.from("live")]));
+    expect(mine.id).toContain(`.${processOwner()}.part`);
+    const deadPid = spawnSync("true").pid!;
+    const dead = `${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}.${processOwner().replace(/-\d+$/, `-${deadPid}`)}.part`;
+    const otherHost = `${"1".repeat(8)}-0000-0000-0000-${"0".repeat(12)}.ffffffff-${deadPid}.part`;
+    const legacy = `${"2".repeat(8)}-0000-0000-0000-${"0".repeat(12)}.part`;
+    for (const name of [dead, otherHost, legacy]) await writeFile(path.join(root, "files", "tmp", name), "x");
+
+    expect(await store.sweepDeadTemp()).toBe(1);
+    expect((await tempFiles()).sort()).toEqual([mine.id, otherHost, legacy].sort());
+  });
+
+  it("lists every committed key and nothing else", async () => {
+    const keys = ["a", "p/1", "p/deep/2"];
+    for (const key of keys) await store.write(key, Readable.from([Buffer.from(key)]));
+    await store.stage(Readable.from([Buffer.from("staged")]));
+    await writeFile(path.join(root, "files", "stray.txt"), "not a blob");
+    const listed: string[] = [];
+    for await (const key of store.listKeys()) listed.push(key);
+    expect(listed.sort()).toEqual(keys);
   });
 
   it("sweeping before anything was staged finds nothing", async () => {

@@ -1,7 +1,9 @@
 /**
  * BlobStore on the local file system, under one root (ARCA_DATA_DIR/...):
  *
- *   <root>/tmp/<uuid>.part      staged bytes, same file system as the blobs so rename is atomic
+ *   <root>/tmp/<uuid>.<owner>.part   staged bytes, same file system as the blobs so rename is
+ *                                    atomic; <owner> (lib/blob/process-owner.ts) names the
+ *                                    process writing them, so a dead one's are known at once
  *   <root>/ab/cd/<key>          committed blobs, fanned out by a hash of the key
  *
  * Durability: the file is fsynced before the rename and the directory after it, so after a
@@ -27,6 +29,7 @@ import {
   type WriteOptions,
   type WrittenBlob,
 } from "./blob-store";
+import { isDeadOwner, OWNER_PATTERN, processOwner } from "./process-owner";
 
 export interface LocalDiskBlobStore extends BlobStore {
   /**
@@ -34,6 +37,10 @@ export interface LocalDiskBlobStore extends BlobStore {
    * Throws InvalidBlobKeyError for a key that could leave the root.
    */
   pathOf(key: string): string;
+  /** Removes staged bytes whose writing process is gone (start-up, after a crash); returns how many. */
+  sweepDeadTemp(): Promise<number>;
+  /** Every committed key, in no particular order (a walk of the fan-out directories). */
+  listKeys(): AsyncIterable<string>;
 }
 
 /**
@@ -45,7 +52,9 @@ export const READ_HIGH_WATER_MARK = 1 << 20;
 // Fewer, larger write(2) calls; still a bounded amount of memory per upload.
 const WRITE_HIGH_WATER_MARK = 1 << 20;
 
-const TEMP_NAME = /^[0-9a-f-]{36}\.part$/;
+// `<uuid>.part` is the name before owners were recorded: such files go by age only.
+const TEMP_NAME = new RegExp(`^[0-9a-f-]{36}(?:\\.(${OWNER_PATTERN}))?\\.part$`);
+const FAN_DIR = /^[0-9a-f]{2}$/;
 
 export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
   const root = path.resolve(rootDir);
@@ -70,7 +79,7 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
   async function stage(source: BlobSource, options: StageOptions = {}): Promise<StagedBlob> {
     const { signal, maxBytes = Number.POSITIVE_INFINITY, headBytes = DEFAULT_HEAD_BYTES } = options;
     await mkdir(tempDir, { recursive: true });
-    const id = `${randomUUID()}.part`;
+    const id = `${randomUUID()}.${processOwner()}.part`;
     const tempPath = path.join(tempDir, id);
 
     const md5 = createHash("md5");
@@ -200,7 +209,43 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
     return removed;
   }
 
-  return { pathOf, stage, commit, discard, write, read, stat, exists, delete: remove, sweepTemp };
+  async function sweepDeadTemp(): Promise<number> {
+    let removed = 0;
+    for (const name of await readdir(tempDir).catch(() => [] as string[])) {
+      const owner = TEMP_NAME.exec(name)?.[1];
+      if (!owner || !isDeadOwner(owner)) continue;
+      await rm(path.join(tempDir, name), { force: true });
+      removed++;
+    }
+    return removed;
+  }
+
+  async function* listKeys(): AsyncIterable<string> {
+    const entries = (dir: string) => readdir(dir, { withFileTypes: true }).catch(() => []);
+    async function* walk(dir: string, segments: string[]): AsyncIterable<string> {
+      for (const entry of await entries(dir)) {
+        const full = path.join(dir, entry.name);
+        if (entry.isDirectory()) yield* walk(full, [...segments, entry.name]);
+        else if (entry.isFile()) {
+          const key = [...segments, entry.name].join("/");
+          // Only files that sit exactly where their key maps: anything else is not a blob of ours.
+          try {
+            if (pathOf(key) === full) yield key;
+          } catch {
+            // not a valid key
+          }
+        }
+      }
+    }
+    for (const a of await entries(root)) {
+      if (!a.isDirectory() || !FAN_DIR.test(a.name)) continue;
+      for (const b of await entries(path.join(root, a.name))) {
+        if (b.isDirectory() && FAN_DIR.test(b.name)) yield* walk(path.join(root, a.name, b.name), []);
+      }
+    }
+  }
+
+  return { pathOf, stage, commit, discard, write, read, stat, exists, delete: remove, sweepTemp, sweepDeadTemp, listKeys };
 }
 
 async function syncDir(dir: string): Promise<void> {

@@ -10,10 +10,11 @@ import { fileBlobStore } from "./file-blob-store";
  * names is never deleted, whatever the queue says.
  *
  * `projectId` limits a run to one project's blobs (keys start with `<project>/`): the run that
- * follows a commit touches only what that write queued.
+ * follows a commit touches only what that write queued. `owners` limits it to what those
+ * (dead) processes queued: the start-up cleanup's run, which leaves live processes' rows to them.
  */
-export async function processBlobDeletions(options: { projectId?: string; minAgeMs?: number; batch?: number } = {}): Promise<number> {
-  const { projectId, minAgeMs = 0, batch = 500 } = options;
+export async function processBlobDeletions(options: { projectId?: string; minAgeMs?: number; batch?: number; owners?: string[] } = {}): Promise<number> {
+  const { projectId, minAgeMs = 0, batch = 500, owners } = options;
   const store = fileBlobStore();
   let total = 0;
   for (;;) {
@@ -23,6 +24,7 @@ export async function processBlobDeletions(options: { projectId?: string; minAge
             FROM blob_deletions bd
             WHERE bd.not_before <= now() - ${minAgeMs} * interval '1 millisecond'
               AND (${projectId ?? null}::text IS NULL OR bd.blob_key LIKE ${`${projectId}/%`})
+              AND (${owners ?? null}::text[] IS NULL OR bd.owner = ANY(${owners ?? null}::text[]))
             ORDER BY bd.id LIMIT ${batch} FOR UPDATE OF bd SKIP LOCKED`,
         client,
       );

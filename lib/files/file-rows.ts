@@ -1,3 +1,4 @@
+import { processOwner } from "../blob/process-owner";
 import { onCommit, query, queryOne, type Queryable } from "../db/query";
 import { raw, sql, type Sql } from "../db/sql";
 import { paymentRequired } from "../errors";
@@ -36,14 +37,15 @@ export async function insertFileRows(db: Queryable, rows: FileRow[], filesSizeLi
 /**
  * Deletes the project's file records matching `where` (over `files` columns): their blobs are
  * queued for deletion and their sizes subtracted, in the caller's transaction; the bytes go
- * after commit. Returns the deleted rows.
+ * after commit (this process's run, or the next process's start-up if this one dies first: the
+ * queue rows name their owner). Returns the deleted rows.
  */
 export async function deleteFileRows(db: Queryable, projectId: string, where: Sql): Promise<FileRow[]> {
   const rows = await query<FileRow>(
     sql`WITH f AS (
       DELETE FROM files WHERE project_id = ${projectId} AND ${where} RETURNING *
     ), bd AS (
-      INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
+      INSERT INTO blob_deletions (blob_key, owner) SELECT blob_key, ${processOwner()} FROM f
     ), cd AS (
       ${counterDelta(projectId, "", { filesSize: sql`-(SELECT coalesce(sum(size), 0) FROM f)` }, sql`EXISTS (SELECT 1 FROM f)`)}
     )

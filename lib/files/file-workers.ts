@@ -1,7 +1,8 @@
 import { processBlobDeletions, blobDeletionsIdle } from "./blob-deletions";
 import { fileBlobStore } from "./file-blob-store";
 import { flushLastAccess } from "./last-access";
-import { sweepOrphanFiles } from "./orphan-sweep";
+import { cleanUpAfterCrash } from "./clean-up-after-crash";
+import { markUnreferencedFiles, sweepOrphanFiles } from "./orphan-sweep";
 
 /**
  * The background work of files, started with the server (`startServer`) and stopped with it.
@@ -11,20 +12,31 @@ import { sweepOrphanFiles } from "./orphan-sweep";
  *   here only for entries older than a minute, so the post-commit run of the writing process
  *   (which knows its data dir) goes first;
  * - `last_access` flush (every second);
- * - orphan sweep (every minute);
- * - temp sweep (every 10 minutes: staged uploads untouched for an hour, left by a crash).
+ * - start-up cleanup (once): temp files, pending blobs and unknown blobs a killed process left;
+ * - orphan sweep (every minute: only marked files past their project's TTL, in batches);
+ * - unreferenced-files check (at start, then hourly: the safety net that marks files no
+ *   document holds; linear in the documents with files);
+ * - temp sweep (every 10 minutes: staged uploads untouched for an hour whose owner cannot be
+ *   judged, e.g. another host's).
  */
 export interface FileWorkers {
   stop(): Promise<void>;
 }
 
+function reportCleanup(removed: { tempFiles: number; queued: number; blobs: number }): void {
+  if (removed.tempFiles + removed.queued + removed.blobs === 0) return;
+  console.info(`files: start-up cleanup: ${removed.tempFiles} temp files, ${removed.queued} queued or unfinished blobs, ${removed.blobs} unknown blobs removed`);
+}
+
 const log = (job: string) => (error: unknown) => console.error(`files: ${job}: ${(error as Error).message}`);
 
 export function startFileWorkers(): FileWorkers {
-  const jobs: { every: number; run: () => Promise<unknown>; name: string; busy?: boolean }[] = [
+  const jobs: { every?: number; run: () => Promise<unknown>; name: string; busy?: boolean }[] = [
+    { name: "start-up cleanup", run: () => cleanUpAfterCrash().then(reportCleanup) },
     { name: "blob deletions", every: 30_000, run: () => processBlobDeletions({ minAgeMs: 60_000 }) },
     { name: "last_access flush", every: 1_000, run: () => flushLastAccess() },
     { name: "orphan sweep", every: 60_000, run: () => sweepOrphanFiles() },
+    { name: "unreferenced files check", every: 3_600_000, run: () => markUnreferencedFiles() },
     { name: "temp sweep", every: 600_000, run: () => fileBlobStore().sweepTemp(3_600_000) },
   ];
   const running = new Set<Promise<unknown>>();
@@ -37,8 +49,9 @@ export function startFileWorkers(): FileWorkers {
     });
     running.add(run);
   };
-  const timers = jobs.map((job) => {
+  const timers = jobs.flatMap((job) => {
     tick(job);
+    if (!job.every) return [];
     const timer = setInterval(() => tick(job), job.every);
     timer.unref();
     return timer;

@@ -1,4 +1,5 @@
 import { generateId } from "../auth/secrets";
+import { processOwner } from "../blob/process-owner";
 import { query } from "../db/query";
 import { sql } from "../db/sql";
 import { readMultipart } from "../http/multipart-body";
@@ -46,8 +47,9 @@ export interface CommittedBlobs {
 
 /**
  * Moves staged files to their final keys. Each key is first announced in `blob_deletions` as
- * "due in a day": if the process dies before the record's transaction commits (which deletes the
- * marker), the deletion worker removes the stray blob later.
+ * "due in a day", owned by this process: if the process dies before the record's transaction
+ * commits (which deletes the marker), the next process to start on this host removes the stray
+ * blob (lib/files/clean-up-after-crash.ts), or the deletion worker does when the marker is due.
  */
 export async function commitBlobs(files: { staged: StagedFile; target: FileTarget }[]): Promise<CommittedBlobs> {
   const store = fileBlobStore();
@@ -68,7 +70,8 @@ export async function commitBlobs(files: { staged: StagedFile; target: FileTarge
   }));
   const markers = rows.length
     ? await query<{ id: string }>(
-        sql`INSERT INTO blob_deletions (blob_key, not_before) SELECT k, now() + interval '1 day' FROM unnest(${rows.map((r) => r.blob_key)}::text[]) k RETURNING id`,
+        sql`INSERT INTO blob_deletions (blob_key, not_before, owner)
+            SELECT k, now() + interval '1 day', ${processOwner()} FROM unnest(${rows.map((r) => r.blob_key)}::text[]) k RETURNING id`,
       )
     : [];
   const markerIds = markers.map((m) => String(m.id));
