@@ -57,7 +57,7 @@ async function main() {
     };
 
     const jpegPath = path.join(dir, "photo.jpg");
-    const jpeg = await sharp({ create: { width: 4000, height: 3000, channels: 3, noise: { type: "gaussian", mean: 128, sigma: 40 } } })
+    const jpeg = await sharp({ create: { width: 4000, height: 3000, channels: 3, background: "#808080", noise: { type: "gaussian", mean: 128, sigma: 40 } } })
       .blur(1.2)
       .jpeg({ quality: 85 })
       .toBuffer();

@@ -181,12 +181,15 @@ async function storeOutputs(ctx: ProcessingContext, doc: Doc, outputs: { propert
   outputs.forEach(({ property }, i) => writePath(doc, property.path, blobs.records[i] satisfies FileRecord));
 }
 
-/** Own properties only, so a path can never reach `__proto__` or a prototype's members. */
+/** Own properties only (array elements by index), so a path can never reach `__proto__` or a prototype's members. */
 export function readPath(doc: unknown, path: string[]): unknown {
   let node = doc;
   for (const segment of path) {
-    if (!node || typeof node !== "object" || Array.isArray(node) || !Object.hasOwn(node, segment)) return undefined;
-    node = (node as Doc)[segment];
+    if (Array.isArray(node)) {
+      if (!/^\d+$/.test(segment) || Number(segment) >= node.length) return undefined;
+      node = node[Number(segment)];
+    } else if (node && typeof node === "object" && Object.hasOwn(node, segment)) node = (node as Doc)[segment];
+    else return undefined;
   }
   return node;
 }
