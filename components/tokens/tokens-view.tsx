@@ -183,5 +183,5 @@ function describePermission(allow: TokenAllow): string {
 
 function entryLabel(entry: PermissionEntry): string {
   if (typeof entry === "string") return entry;
-  return entry.what === "document" ? `${entry.where}/${entry.what_id}` : entry.where;
+  return entry.what === "document" && entry.what_id !== undefined ? `${entry.where}/${entry.what_id}` : entry.where;
 }

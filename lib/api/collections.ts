@@ -1,16 +1,16 @@
-import type { Context } from "hono";
+import type { Context, Next } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { deleteCollection } from "../collections/delete-collection";
 import { getCollection } from "../collections/get-collection";
 import { listCollections } from "../collections/list-collections";
 import { saveCollection, type SaveMode } from "../collections/save-collection";
-import { badRequest, forbidden, notFound } from "../errors";
+import { badRequest, forbidden } from "../errors";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
-import { readJsonObject } from "../http/json-body";
+import { readJsonBody, readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
-import { readProperty } from "../documents/document-property";
+import { patchCollectionProperty, readCollectionProperty, setCollectionProperty, unsetCollectionProperty } from "../collections/collection-property";
 import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
@@ -21,8 +21,12 @@ import { projectFields } from "../lists/project-fields";
  *   GET    /collections/                     list (only collections the principal can read)
  *   POST   /collections/   X-Action: find    list with a body
  *   POST   /collections/                     create (`_id` in the body), 201
+ *   PUT    /collections/                     save (`_id` in the body): 201 created / 200 replaced
  *   GET    /collections/:id/                 read (fields, fields_exclude)
- *   GET    /collections/:id/<property path>/ read one property of the definition
+ *   GET    /collections/:id/<property path>/ read one property of the definition (any depth)
+ *   PUT    /collections/:id/<property path>/ set it (body: the value): 201 absent / 200 replaced
+ *   PATCH  /collections/:id/<property path>/ JSON merge patch of it
+ *   DELETE /collections/:id/<property path>/ unset it, 204
  *   POST   /collections/:id/                 create with that id, 201
  *   PUT    /collections/:id/                 save: 201 created / 200 replaced
  *   PATCH  /collections/:id/                 JSON merge patch
@@ -39,25 +43,38 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
       return save(c, body._id, body, "create");
     }),
   );
+  app.put("/collections", async (c) => {
+    const body = await readJsonObject(c);
+    if (typeof body._id !== "string") throw badRequest("Collection _id required");
+    return save(c, body._id, body, "replace");
+  });
   app.get("/collections/:id", async (c) => {
     const id = pathParam(c, "id");
     allow(c, "read", id);
     const collection = await getCollection(c.get("project")._id, id);
     return c.json(projectFields(collection, readListQuery(new URL(c.req.url).searchParams)));
   });
-  app.get("/collections/:id/:path{.+}", async (c, next) => {
-    // `/collections/<id>/documents/...` belongs to the documents routes (system ones included).
-    if (pathParam(c, "path").split("/")[0] === "documents") return next();
-    const id = pathParam(c, "id");
+  // `/collections/<id>/documents/...` belongs to the documents routes (system ones included).
+  const property = (handler: (c: Context<ApiEnv>, id: string, path: string[]) => Promise<Response>) => (c: Context<ApiEnv>, next: Next) =>
+    pathParam(c, "path").split("/")[0] === "documents" ? next() : handler(c, pathParam(c, "id"), propertyPath(c));
+  app.get("/collections/:id/:path{.+}", property(async (c, id, path) => {
     allow(c, "read", id);
-    const collection = await getCollection(c.get("project")._id, id);
-    const path = pathParam(c, "path").split("/").filter(Boolean);
-    try {
-      return c.json(readProperty(collection as unknown as Record<string, unknown>, path) as object);
-    } catch {
-      throw notFound("Collection property not found.");
-    }
-  });
+    return c.json((await readCollectionProperty(c.get("project")._id, id, path)) as object);
+  }));
+  app.put("/collections/:id/:path{.+}", property(async (c, id, path) => {
+    allow(c, "update", id);
+    const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonBody(c) });
+    return c.json(set.value as object, set.created ? 201 : 200);
+  }));
+  app.patch("/collections/:id/:path{.+}", property(async (c, id, path) => {
+    allow(c, "update", id);
+    return c.json((await patchCollectionProperty(c.get("project")._id, { id, path, patch: await readJsonBody(c) })) as object);
+  }));
+  app.delete("/collections/:id/:path{.+}", property(async (c, id, path) => {
+    allow(c, "update", id);
+    await unsetCollectionProperty(c.get("project")._id, { id, path });
+    return c.body(null, 204);
+  }));
   app.post("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "create"));
   app.put("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "replace"));
   app.patch("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "merge"));
@@ -89,4 +106,14 @@ async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown
 function allow(c: Context<ApiEnv>, action: Action, collection: string): void {
   const manage = action !== "read";
   if (!can(c.get("principal"), action, { collection, manage })) throw forbidden(`Not allowed to ${action} collection ${collection}`);
+}
+
+function propertyPath(c: Context<ApiEnv>): string[] {
+  return pathParam(c, "path").split("/").filter(Boolean).map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      throw badRequest("Malformed percent-escape in the property path");
+    }
+  });
 }

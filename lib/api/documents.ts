@@ -9,7 +9,7 @@ import { deleteDocuments } from "../documents/delete-documents";
 import { readProperty, setDocumentProperty, unsetDocumentProperty } from "../documents/document-property";
 import { getDocument } from "../documents/get-document";
 import { listDocuments } from "../documents/list-documents";
-import { patchDocument } from "../documents/patch-document";
+import { patchDocument, patchModeOf } from "../documents/patch-document";
 import { resolveEmbeds } from "../documents/resolve-embeds";
 import { saveDocument } from "../documents/save-document";
 import { updateDocuments } from "../documents/update-documents";
@@ -34,16 +34,17 @@ import { projectFields } from "../lists/project-fields";
  *   GET    /collections/:c/documents/                     list (filter, text, sort, page, fields)
  *   POST   /collections/:c/documents/  X-Action: find     list with {filter, text}
  *   POST   /collections/:c/documents/  X-Action: update   {filter, operation} -> {updated}
- *   POST   /collections/:c/documents/  X-Action: upsert   {filter, operation} -> {updated, created}
+ *   POST   /collections/:c/documents/  X-Action: upsert   {filter, operation} -> {updated} | {upsertedId}
  *   POST   /collections/:c/documents/  X-Action: delete   {filter} -> {deleted} (no filter: all)
  *   POST   /collections/:c/documents/                     create (JSON or multipart), 201
+ *   PUT    /collections/:c/documents/                     save `_id` of the body (201/200); none: create, 201
  *   GET    /collections/:c/documents/:id/                 read (embeds resolved)
  *   POST   /collections/:c/documents/:id/                 create with that id, 201
  *   PUT    /collections/:c/documents/:id/                 save: 201 created / 200 replaced
- *   PATCH  /collections/:c/documents/:id/                 JSON merge patch
+ *   PATCH  /collections/:c/documents/:id/                 top-level keys (JSON, multipart); RFC 7396 (merge-patch+json)
  *   DELETE /collections/:c/documents/:id/                 delete, 204
  *   GET    /collections/:c/documents/:id/<a>/<b>/         read a property
- *   PUT    /collections/:c/documents/:id/<a>/<b>/         set a property (body: its JSON value)
+ *   PUT    /collections/:c/documents/:id/<a>/<b>/         set a property (body: its value): 201 absent / 200 replaced, answers its new value
  *   DELETE /collections/:c/documents/:id/<a>/<b>/         unset a property, 204
  */
 const BASE = "/collections/:collection/documents";
@@ -100,16 +101,25 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     if (uploaded) return uploaded;
     return c.json(await createDocument(scope(c), { collectionId, id, body }), 201);
   });
+  app.put(BASE, async (c) => {
+    // The id is in the body (or generated): the original service's save without a path id.
+    const collectionId = collection(c, "write", undefined, false);
+    if (!can(c.get("principal"), "write", { collection: collectionId })) allow(c, "update", collectionId);
+    const body = await readDocumentBody(c);
+    if (typeof body._id !== "string") {
+      allow(c, "write", collectionId);
+      const uploaded = await uploadedDocument(c, collectionId, { kind: "create" }, body);
+      if (uploaded) return uploaded;
+      return c.json(await createDocument(scope(c), { collectionId, body }), 201);
+    }
+    return save(c, collectionId, body._id, body);
+  });
   app.put(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "write", id, false);
     // Refuse before a body (perhaps with files) is read; the exact action is checked on save.
     if (!can(c.get("principal"), "write", { collection: collectionId, documentId: id })) allow(c, "update", collectionId, id);
-    const body = await readDocumentBody(c);
-    const uploaded = await uploadedDocument(c, collectionId, { kind: "save", id, authorize: (action) => allow(c, action, collectionId, id) }, body);
-    if (uploaded) return uploaded;
-    const { doc, created } = await saveDocument(scope(c), { collectionId, id, body, authorize: (action) => allow(c, action, collectionId, id) });
-    return c.json(doc, created ? 201 : 200);
+    return save(c, collectionId, id, await readDocumentBody(c));
   });
   app.patch(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
@@ -117,7 +127,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const patch = await readDocumentBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "patch", id }, patch);
     if (uploaded) return uploaded;
-    return c.json(await patchDocument(scope(c), { collectionId, id, patch }));
+    return c.json(await patchDocument(scope(c), { collectionId, id, patch, mode: patchModeOf(c.req.header("content-type")) }));
   });
   app.delete(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
@@ -138,7 +148,8 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const value = isMultipart(c.req.raw) ? await readDocumentMultipart(c) : await readJsonBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "set", id, path: propertyPath(c) }, value as Record<string, unknown>);
     if (uploaded) return uploaded;
-    return c.json(await setDocumentProperty(scope(c), { collectionId, id, path: propertyPath(c), value }));
+    const set = await setDocumentProperty(scope(c), { collectionId, id, path: propertyPath(c), value });
+    return c.json(set.value as object, set.created ? 201 : 200);
   });
   app.delete(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");
@@ -146,6 +157,15 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     await unsetDocumentProperty(scope(c), { collectionId, id, path: propertyPath(c) });
     return c.body(null, 204);
   });
+}
+
+/** PUT: creates (201) or replaces (200) the document `id`, the action checked once it is known. */
+async function save(c: Context<ApiEnv>, collectionId: string, id: string, body: Record<string, unknown>) {
+  const authorize = (action: Action) => allow(c, action, collectionId, id);
+  const uploaded = await uploadedDocument(c, collectionId, { kind: "save", id, authorize }, body);
+  if (uploaded) return uploaded;
+  const { doc, created } = await saveDocument(scope(c), { collectionId, id, body, authorize });
+  return c.json(doc, created ? 201 : 200);
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
@@ -163,7 +183,7 @@ async function update(c: Context<ApiEnv>, upsert: boolean) {
   const body = await readJsonObject(c);
   if (body.operation === undefined) throw badRequest("operation required");
   const result = await updateDocuments(scope(c), { collectionId, filter: filterOf(body), operation: body.operation, upsert });
-  return c.json(upsert ? result : { updated: result.updated });
+  return c.json(result);
 }
 
 /**

@@ -5,13 +5,16 @@ import type { Action } from "../auth/principal";
 import { readProperty } from "../documents/document-property";
 import { getDocument } from "../documents/get-document";
 import { badRequest, forbidden, notFound } from "../errors";
-import { fileResponse } from "../files/file-response";
 import { FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRow } from "../files/file-record";
 import { deleteFile, findDocumentFile, findFile, listFiles, uploadToFiles } from "../files/files-collection";
-import { readUploadBody } from "../files/upload-files";
+import { deleteFilesMatching } from "../files/delete-files-matching";
+import { withActions } from "../http/actions";
+import { readJsonObject } from "../http/json-body";
 import type { ApiEnv } from "../http/env";
+import { fileResponse } from "../http/file-response";
 import { isMultipart } from "../http/multipart-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { readUploadBody } from "../http/upload-body";
 import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
@@ -20,6 +23,9 @@ import { pageOf } from "../lists/page";
  * Files (CONTRACT §6). Bound before the documents routes, so a `.../content/` path reaches the
  * bytes before the generic property route reads it as a property named "content".
  *   GET    /collections/_files/documents/                       list the records
+ *   POST   /collections/_files/documents/  X-Action: find       list with {filter, text}
+ *   POST   /collections/_files/documents/  X-Action: delete     {filter} -> {deleted}: records, bytes, properties
+ *   POST   /collections/_files/documents/  X-Action: update|upsert  403
  *   POST   /collections/_files/documents/                       upload (part `file`), 201
  *   GET    /collections/_files/documents/:id/                   the record
  *   GET    /collections/_files/documents/:id/content/           the bytes (HEAD, Range, conditionals)
@@ -32,13 +38,32 @@ import { pageOf } from "../lists/page";
 const FILES = "/collections/_files/documents";
 
 export function bindFilesApi(routes: ProjectRoutes): void {
-  routes.get(FILES, async (c) => {
-    allow(c, "read", FILES_COLLECTION);
-    const query = readListQuery(new URL(c.req.url).searchParams);
-    const { items, total } = listInMemory((await listFiles(projectId(c))) as unknown as Record<string, unknown>[], query, ["name"]);
-    return c.json(pageOf(items, total, query, c.req.url));
-  });
-  routes.post(FILES, (c) => upload(c, undefined, false));
+  routes.get(FILES, (c) => list(c, {}));
+  routes.post(
+    FILES,
+    withActions(
+      {
+        find: async (c) => list(c, await readJsonObject(c)),
+        // Records describe bytes: they change only by uploading again (CONTRACT §3).
+        update: () => {
+          throw forbidden("Files cannot be updated by criteria");
+        },
+        upsert: () => {
+          throw forbidden("Files cannot be updated by criteria");
+        },
+        delete: async (c) => {
+          allow(c, "delete", FILES_COLLECTION);
+          const body = await readJsonObject(c);
+          if (body.filter !== undefined && body.filter !== null && (typeof body.filter !== "object" || Array.isArray(body.filter)))
+            throw badRequest("filter must be a JSON object");
+          const project = c.get("project");
+          const filter = (body.filter ?? undefined) as Record<string, unknown> | undefined;
+          return c.json({ deleted: await deleteFilesMatching({ projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 }, filter) });
+        },
+      },
+      (c) => upload(c, undefined, false),
+    ),
+  );
   routes.get(`${FILES}/:id`, async (c) => c.json(fileRecord(await readableFile(c))));
   routes.get(`${FILES}/:id/content`, async (c) => fileResponse(c.req.raw, await readableFile(c), nodeResponse(c)));
   routes.post(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), false));
@@ -53,6 +78,13 @@ export function bindFilesApi(routes: ProjectRoutes): void {
     return c.body(null, 204);
   });
   routes.get("/collections/:collection/documents/:id/:path{.+}/content", propertyContent);
+}
+
+async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
+  allow(c, "read", FILES_COLLECTION);
+  const query = readListQuery(new URL(c.req.url).searchParams, body);
+  const { items, total } = listInMemory((await listFiles(projectId(c))) as unknown as Record<string, unknown>[], query, ["name"]);
+  return c.json(pageOf(items, total, query, c.req.url));
 }
 
 /** The bytes of the file a document property holds; any other value: the property route's turn. */

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
-import { createToken, deleteToken, getToken, listTokens, tokenExists, updateToken } from "../auth/tokens";
+import { createToken, deleteToken, getToken, listTokens, tokenIdOf, updateToken } from "../auth/tokens";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
@@ -22,6 +22,7 @@ import { projectFields } from "../lists/project-fields";
  *   PUT    /collections/_tokens/documents/:id/              save
  *   PATCH  /collections/_tokens/documents/:id/              update
  *   DELETE /collections/_tokens/documents/:id/              revoke
+ * `:id` is a token's `_id` or its secret (matched by hash); answers carry the `:id` given.
  */
 const BASE = "/collections/_tokens/documents";
 
@@ -47,7 +48,7 @@ export function bindTokensApi(app: ProjectRoutes): void {
     const projectId = c.get("project")._id;
     const id = pathParam(c, "id");
     const body = await readJsonObject(c);
-    if (!(await tokenExists(projectId, id))) {
+    if (!(await tokenIdOf(projectId, id))) {
       allow(c, "write", id);
       return c.json(await createToken(projectId, body, id), 201);
     }

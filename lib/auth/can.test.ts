@@ -109,9 +109,20 @@ describe("normalizePermission()", () => {
     [{ allow: { all: "yes" } }],
     [{ allow: { read: "posts" } }],
     [{ allow: { fly: [] } }],
-    [{ allow: { read: [{ what: "document", where: "posts" }] } }],
+    [{ allow: { read: [{ what: "document" }] } }],
+    [{ allow: { read: [{ what: "row", where: "posts" }] } }],
     ["all"],
   ])("refuses %j with a validation error", (input) => {
     expect(() => normalizePermission(input)).toThrow(AppError);
+  });
+
+  it("{what, where} without what_id is kept and covers the whole collection", () => {
+    const allow = normalizePermission({ allow: { read: [{ what: "document", where: "posts" }] } });
+    expect(allow.read).toEqual([{ what: "document", where: "posts" }]);
+    const principal = { kind: "token" as const, tokenId: "t", allow };
+    expect(can(principal, "read", { collection: "posts" })).toBe(true);
+    expect(can(principal, "read", { collection: "posts", documentId: "any" })).toBe(true);
+    expect(can(principal, "read", { collection: "other" })).toBe(false);
+    expect(can(principal, "write", { collection: "posts" })).toBe(false);
   });
 });

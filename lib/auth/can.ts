@@ -32,7 +32,8 @@ export function can(principal: Principal, action: Action, target: Target): boole
 function entryGrants(entry: PermissionEntry, target: Target): boolean {
   if (typeof entry === "string") return entry === target.collection;
   if (entry.where !== target.collection) return false;
-  if (entry.what === "collection") return true;
+  // `{what, where}` without `what_id` covers the whole collection, whatever `what` says.
+  if (entry.what === "collection" || entry.what_id === undefined) return true;
   // A grant on one document never reaches the collection's definition or its whole list.
   return !target.manage && target.documentId !== undefined && entry.what_id === target.documentId;
 }

@@ -35,9 +35,11 @@ function parseEntry(entry: unknown, key: string): PermissionEntry {
     if (entry.what === "collection") return { what: "collection", where: entry.where };
     if (entry.what === "document" && typeof entry.what_id === "string")
       return { what: "document", where: entry.where, what_id: entry.what_id };
+    // Without `what_id` the element covers the whole collection `where` (CONTRACT §9).
+    if (entry.what === "document" && entry.what_id === undefined) return { what: "document", where: entry.where };
   }
   throw invalid(
-    `permission.allow.${key} entries are collection names or {what: "document"|"collection", where, what_id}`,
+    `permission.allow.${key} entries are collection names or {what: "document"|"collection", where, what_id?}`,
   );
 }
 

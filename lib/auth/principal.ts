@@ -4,7 +4,7 @@ export type Role = "owner" | "admin" | "member";
 export type PermissionEntry =
   | string
   | { what: "collection"; where: string; what_id?: string }
-  | { what: "document"; where: string; what_id: string };
+  | { what: "document"; where: string; what_id?: string };
 
 export interface Allow {
   all: boolean;

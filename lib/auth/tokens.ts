@@ -35,10 +35,27 @@ export async function tokenExists(projectId: string, id: string): Promise<boolea
   return (await prisma().token.count({ where: { projectId, id } })) > 0;
 }
 
-export async function getToken(projectId: string, id: string): Promise<TokenView> {
-  const row = await prisma().token.findUnique({ where: { projectId_id: { projectId, id } } });
+/**
+ * A token addressed by its `_id` or by its secret (CONTRACT §9: matched by hash). The view's
+ * `_id` is the key the client used, so an answer never tells a secret's token id either.
+ */
+export async function getToken(projectId: string, key: string): Promise<TokenView> {
+  const row = await findTokenRow(projectId, key);
   if (!row) throw notFound("Document not found.");
-  return tokenView(row);
+  return { ...tokenView(row), _id: key };
+}
+
+/** The stored id of the token `key` names (its id, else its secret), or undefined. */
+export async function tokenIdOf(projectId: string, key: string): Promise<string | undefined> {
+  return (await findTokenRow(projectId, key))?.id;
+}
+
+async function findTokenRow(projectId: string, key: string) {
+  const byId = await prisma().token.findUnique({ where: { projectId_id: { projectId, id: key } } });
+  if (byId) return byId;
+  // Project-scoped: another project's secret addresses nothing here.
+  const bySecret = await prisma().token.findUnique({ where: { secretHash: hashSecret(key) } });
+  return bySecret?.projectId === projectId ? bySecret : undefined;
 }
 
 /** Creates a token; the secret is in this answer only (`token`) and is stored as a hash. */
@@ -60,11 +77,12 @@ export async function createToken(
 /** PATCH (merge) or PUT (replace): the secret never changes; a new one means a new token. */
 export async function updateToken(
   projectId: string,
-  id: string,
+  key: string,
   body: Record<string, unknown>,
   mode: "merge" | "replace",
 ): Promise<TokenView> {
-  const current = await getToken(projectId, id);
+  const current = await getToken(projectId, key);
+  const id = (await tokenIdOf(projectId, key))!;
   const base =
     mode === "merge"
       ? { name: current.name, isActive: current.is_active, permission: current.permission.allow }
@@ -76,11 +94,12 @@ export async function updateToken(
       data: { name: fields.name, isActive: fields.isActive, permission: fields.permission as object },
     }),
   );
-  return tokenView(row);
+  return { ...tokenView(row), _id: key };
 }
 
-export async function deleteToken(projectId: string, id: string): Promise<void> {
-  const { count } = await whileNarrowingAccess(() => prisma().token.deleteMany({ where: { projectId, id } }));
+export async function deleteToken(projectId: string, key: string): Promise<void> {
+  const id = await tokenIdOf(projectId, key);
+  const { count } = id ? await whileNarrowingAccess(() => prisma().token.deleteMany({ where: { projectId, id } })) : { count: 0 };
   if (!count) throw notFound("Document not found.");
 }
 

@@ -6,7 +6,7 @@ export interface CollectionView {
   name: string;
   description: string;
   documents_count: number;
-  schema: Record<string, unknown> | null;
+  schema: Record<string, unknown>;
   indexes: IndexSpec[];
   is_system: boolean;
 }
@@ -43,13 +43,26 @@ export interface ProjectScope {
 
 export const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
+/**
+ * The schema a collection has when none was given (CONTRACT §4): any object. Stored as `null`
+ * (so "without schema" rules, such as one file per part name, still know it) and shown as this.
+ */
+export function defaultSchema(): Record<string, unknown> {
+  return { type: "object", properties: {}, additionalProperties: true };
+}
+
+/** True for a schema that says no more than the default (a client saving back what it read). */
+export function isDefaultSchema(schema: unknown): boolean {
+  return JSON.stringify(schema) === JSON.stringify(defaultSchema());
+}
+
 export function collectionView(row: CollectionRow): CollectionView {
   return {
     _id: row.id,
     name: row.name,
     description: row.description,
     documents_count: Number(row.documents_count),
-    schema: row.schema ?? null,
+    schema: row.schema ?? defaultSchema(),
     indexes: row.indexes ?? [],
     is_system: false,
   };

@@ -23,7 +23,9 @@ export async function systemCounts(projectId: string): Promise<Record<string, nu
                (SELECT count(*) FROM notifications WHERE project_id = ${projectId}) AS "_notification",
                (SELECT count(*) FROM files WHERE project_id = ${projectId}) AS "_files",
                (SELECT count(*) FROM usage WHERE project_id = ${projectId}) AS "_usage",
-               (SELECT count(*) FROM debug_records WHERE project_id = ${projectId}) AS "_debug"`,
+               (SELECT count(*) FROM debug_records WHERE project_id = ${projectId}) AS "_debug",
+               (SELECT count(*) FROM hooks WHERE project_id = ${projectId}) AS "_hooks",
+               (SELECT count(*) FROM hook_deliveries WHERE project_id = ${projectId}) AS "_hooks_history"`,
   );
   return row ?? {};
 }

@@ -5,22 +5,22 @@ import { forgetCollectionState } from "../documents/collection-state";
 import { compileSchema } from "../documents/document-schema";
 import { buildProcessorPlan } from "../processors/processor-plan";
 import { mergePatch } from "../documents/merge-patch";
-import { collectionIdErrors, collectionView, type CollectionRow, type CollectionView, type IndexSpec } from "./collection";
+import { collectionIdErrors, collectionView, defaultSchema, isDefaultSchema, type CollectionRow, type CollectionView, type IndexSpec } from "./collection";
 import { parseIndexes, syncIndexes } from "./collection-indexes";
 import { isSystemName } from "./system-collections";
 import { documentsCount } from "../projects/counters";
 
-export type SaveMode = "create" | "replace" | "merge";
+export type SaveMode = "create" | "replace" | "merge" | "edit";
 
 /**
- * Creates (POST), saves (PUT: create or replace) or merges (PATCH, RFC 7396) a collection
- * definition, and makes its real indexes match `indexes`, all in one transaction: a unique index
+ * Creates (POST), saves (PUT: create or replace), merges (PATCH, RFC 7396) or edits (`edit`
+ * maps the current definition to the new one: property paths) a collection definition, and makes its real indexes match `indexes`, all in one transaction: a unique index
  * over duplicates (409) or a bad schema (422) leaves nothing changed. `documents_count` and
  * `is_system` are read-only and ignored in bodies. System collections: 403.
  */
 export async function saveCollection(
   projectId: string,
-  input: { id: string; body: Record<string, unknown>; mode: SaveMode },
+  input: { id: string; body: Record<string, unknown>; mode: SaveMode; edit?: (definition: Record<string, unknown>) => Record<string, unknown> },
 ): Promise<{ collection: CollectionView; created: boolean }> {
   const { id, body, mode } = input;
   if (isSystemName(id)) throw forbidden("System collections cannot be created, changed or deleted");
@@ -35,9 +35,11 @@ export async function saveCollection(
         client,
       );
       if (mode === "create" && current) throw conflict("Collection already exists.");
-      if (mode === "merge" && !current) throw notFound("Collection not found.");
-      const base = mode === "merge" && current ? { name: current.name, description: current.description, schema: current.schema, indexes: current.indexes } : {};
-      const merged = (mode === "merge" ? mergePatch(base, body) : body) as Record<string, unknown>;
+      if ((mode === "merge" || mode === "edit") && !current) throw notFound("Collection not found.");
+      // Changes apply to the definition as shown, so a schemaless collection's default schema is
+      // the base a PATCH or a property path extends (it stays open to other properties).
+      const base = current ? { name: current.name, description: current.description, schema: current.schema ?? defaultSchema(), indexes: current.indexes } : {};
+      const merged = (mode === "merge" ? mergePatch(base, body) : mode === "edit" ? input.edit!(structuredClone(base)) : body) as Record<string, unknown>;
       const next = parseDefinition(merged);
       const row = await queryOne<CollectionRow>(
         sql`INSERT INTO collections (project_id, id, name, description, schema, indexes)
@@ -66,7 +68,7 @@ function parseDefinition(body: Record<string, unknown>): { name: string; descrip
   };
   const name = text("name");
   const description = text("description");
-  const schema = body.schema ?? null;
+  const schema = body.schema === undefined || isDefaultSchema(body.schema) ? null : body.schema;
   if (schema !== null && (typeof schema !== "object" || Array.isArray(schema))) errors.push({ property: "schema", message: "must be an object" });
   if (errors.length) throw validationError("Validation error", errors);
   if (schema) {

@@ -21,13 +21,22 @@ export function readProperty(doc: Doc, path: string[]): unknown {
   return value;
 }
 
-export async function setDocumentProperty(scope: ProjectScope, input: { collectionId: string; id: string; path: string[]; value: unknown }): Promise<Doc> {
+/**
+ * PUT on a property path: answers the property's value as stored (after processors) and whether
+ * it was absent before (`created`: 201) or replaced (200), as the original service did.
+ */
+export async function setDocumentProperty(
+  scope: ProjectScope,
+  input: { collectionId: string; id: string; path: string[]; value: unknown },
+): Promise<{ value: unknown; created: boolean }> {
   checkPropertyPath(input.path);
   if (input.path[0] === "_id") throw validationError("Validation error", [{ property: "_id", message: "cannot be changed" }]);
-  return updateDocument(scope, {
+  let created = false;
+  const stored = await updateDocument(scope, {
     collectionId: input.collectionId,
     id: input.id,
     change: (doc) => {
+      created = !hasProperty(doc, input.path);
       // Own properties only, and every step an own data property: a segment such as
       // `constructor` is a key like any other, never a way into a prototype.
       let node: Doc | unknown[] = doc;
@@ -49,6 +58,16 @@ export async function setDocumentProperty(scope: ProjectScope, input: { collecti
       return doc;
     },
   });
+  return { value: hasProperty(stored, input.path) ? readProperty(stored, input.path) : input.value, created };
+}
+
+function hasProperty(doc: Doc, path: string[]): boolean {
+  try {
+    readProperty(doc, path);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 export async function unsetDocumentProperty(scope: ProjectScope, input: { collectionId: string; id: string; path: string[] }): Promise<Doc> {

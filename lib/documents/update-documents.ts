@@ -13,16 +13,19 @@ import { DOCUMENT_CONCURRENCY, mapBounded } from "../processors/processor-limits
 
 type Doc = Record<string, unknown>;
 
+/** The answer of the action (CONTRACT §3): an insert names its document and nothing else. */
+export type UpdateResult = { updated: number } | { upsertedId: string };
+
 /**
  * `X-Action: update {filter, operation}`: MongoDB update operators (lib/query's applyUpdate, over
  * mingo) on every match, each result validated, in one transaction holding the rows.
  * `upsert`: when nothing matches, inserts one document built from the filter's equalities
- * (like MongoDB) with the operation applied. 404 for a missing collection unless upserting.
+ * (like MongoDB) with the operation applied, and answers its `upsertedId` alone. 404 for a missing collection unless upserting.
  */
 export async function updateDocuments(
   scope: ProjectScope,
   input: { collectionId: string; filter: Record<string, unknown> | undefined; operation: unknown; upsert: boolean },
-): Promise<{ updated: number; created: boolean }> {
+): Promise<UpdateResult> {
   const { projectId } = scope;
   const filter = parseFilter(input.filter ?? {});
   applyUpdate({}, input.operation); // 400 for a malformed operation before any row is touched
@@ -41,13 +44,13 @@ export async function updateDocuments(
         return { before, after: await prepareDocument(projectId, input.collectionId, state, before._id as string, changed, before, { scope, db: client }) };
       });
       await replaceDocuments(client, scope, input.collectionId, state, changes);
-      if (rows.length > 0 || !input.upsert) return { updated: rows.length, created: false };
+      if (rows.length > 0 || !input.upsert) return { updated: rows.length };
       const seed = equalities(input.filter ?? {});
       const changed = applyUpdate(seed as { [key: string]: Json }, input.operation);
       const id = newDocumentId(changed._id);
       const doc = await prepareDocument(projectId, input.collectionId, state, id, changed, undefined, { scope, db: client });
       await insertDocument(client, scope, input.collectionId, state, doc);
-      return { updated: 0, created: true };
+      return { upsertedId: id };
     }),
   );
 }

@@ -4,7 +4,7 @@ import { collectionState, withFreshState } from "../documents/collection-state";
 import { newDocumentId } from "../documents/document-id";
 import { schemaFor } from "../documents/document-schema";
 import { insertDocument, replaceDocument } from "../documents/document-statements";
-import { mergePatch } from "../documents/merge-patch";
+import { shallowPatch } from "../documents/patch-document";
 import { prepareDocument } from "../documents/prepare-document";
 import { lockDocument } from "../documents/save-document";
 import { notFound, validationError } from "../errors";
@@ -94,7 +94,8 @@ export async function writeDocumentWithFiles(
         if (!before && write.kind !== "save") throw notFound("Document not found.");
         let body: Doc;
         if (write.kind === "save") body = withFiles(structuredClone(fields));
-        else if (write.kind === "patch") body = withFiles(mergePatch(structuredClone(before), fields) as Doc);
+        // Multipart PATCH is the original service's update: top-level keys replaced (CONTRACT §5).
+        else if (write.kind === "patch") body = withFiles(shallowPatch(structuredClone(before!), fields));
         else body = withFiles(structuredClone(before!));
         const doc = await prepareDocument(projectId, collectionId, fresh, documentId, body, before, { scope, db: client });
         if (!before) return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };

@@ -37,8 +37,13 @@ export function listInMemory<T extends Record<string, unknown>>(
   return { items, total: selected.length };
 }
 
+/**
+ * Total order (CONTRACT §3): after the requested keys, the record's identity (`_id`, or `id` for
+ * `_hooks_history`) breaks every tie, so pages never repeat or skip a record whatever the caller
+ * passed as `sort`.
+ */
 function compareRecords(a: Record<string, unknown>, b: Record<string, unknown>, keys: SortKey[]): number {
-  for (const key of keys) {
+  for (const key of [...keys, IDENTITY, LEGACY_IDENTITY]) {
     const left = valueAt(a, key.path);
     const right = valueAt(b, key.path);
     const order = compareValues(left, right);
@@ -46,6 +51,9 @@ function compareRecords(a: Record<string, unknown>, b: Record<string, unknown>, 
   }
   return 0;
 }
+
+const IDENTITY: SortKey = { path: ["_id"], descending: false };
+const LEGACY_IDENTITY: SortKey = { path: ["id"], descending: false };
 
 function valueAt(record: unknown, path: string[]): unknown {
   let value = record;
@@ -61,5 +69,8 @@ function compareValues(a: unknown, b: unknown): number {
   if (ra !== rb) return ra - rb;
   if (ra === 1) return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
   if (ra === 2 || ra === 3) return Number(a) - Number(b);
-  return 0;
+  // Objects and arrays: by their JSON text, so equal-looking values still order the same way every time.
+  const ja = JSON.stringify(a);
+  const jb = JSON.stringify(b);
+  return ja < jb ? -1 : ja > jb ? 1 : 0;
 }

@@ -19,7 +19,15 @@ describe("collections API", () => {
   it("creates, reads, lists (system ones flagged), saves, patches, deletes", async () => {
     const created = await t.server.request("/api/collections/", as({ json: { _id: "books", name: "Books", description: "All books" } }));
     expect(created.status, created.text).toBe(201);
-    expect(created.body).toEqual({ _id: "books", name: "Books", description: "All books", documents_count: 0, schema: null, indexes: [], is_system: false });
+    expect(created.body).toEqual({
+      _id: "books",
+      name: "Books",
+      description: "All books",
+      documents_count: 0,
+      schema: { type: "object", properties: {}, additionalProperties: true },
+      indexes: [],
+      is_system: false,
+    });
     expect((await t.server.request("/api/collections/books/", as({ json: {} }))).status).toBe(409);
     const list = await t.server.request("/api/collections/", as());
     expect(list.status).toBe(200);

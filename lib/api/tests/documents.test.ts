@@ -17,7 +17,15 @@ describe("documents: create, read, save, patch, delete", () => {
     expect(b.body._id > a.body._id).toBe(true);
     const collection = await t.server.request("/api/collections/posts/", as());
     expect(collection.status).toBe(200);
-    expect(collection.body).toEqual({ _id: "posts", name: "", description: "", documents_count: 2, schema: null, indexes: [], is_system: false });
+    expect(collection.body).toEqual({
+      _id: "posts",
+      name: "",
+      description: "",
+      documents_count: 2,
+      schema: { type: "object", properties: {}, additionalProperties: true },
+      indexes: [],
+      is_system: false,
+    });
     const read = await t.server.request(`${docs("posts")}${a.body._id}/`, as());
     expect(read.body).toEqual(a.body);
     const noSlash = await t.server.request(`/api/collections/posts/documents/${a.body._id}`, as());
@@ -50,27 +58,39 @@ describe("documents: create, read, save, patch, delete", () => {
     expect((await t.server.request(`${docs("p404")}d/a/b/`, as())).body).toBe(1);
   });
 
-  it("PUT creates (201) then replaces (200); PATCH merges; DELETE 204 then 404", async () => {
+  it("PUT creates (201) then replaces (200); PATCH replaces top-level keys; DELETE 204 then 404", async () => {
     const put = await t.server.request(`${docs("save")}s1/`, as({ method: "PUT", json: { a: 1, b: { c: 1, d: 2 } } }));
     expect(put.status).toBe(201);
     const again = await t.server.request(`${docs("save")}s1/`, as({ method: "PUT", json: { a: 2 } }));
     expect(again.status).toBe(200);
     expect(again.body).toEqual({ _id: "s1", a: 2 });
+    await t.server.request(`${docs("save")}s1/`, as({ method: "PUT", json: { a: 2, b: { c: 1, d: 2 }, keep: true } }));
     const patch = await t.server.request(`${docs("save")}s1/`, as({ method: "PATCH", json: { b: { c: 5 }, a: null, e: [1] } }));
     expect(patch.status).toBe(200);
-    expect(patch.body).toEqual({ _id: "s1", b: { c: 5 }, e: [1] });
+    // application/json: the named top-level keys are replaced whole (b loses d; a becomes null), others kept.
+    expect(patch.body).toEqual({ _id: "s1", a: null, b: { c: 5 }, e: [1], keep: true });
+    const merge = await t.server.request(`${docs("save")}s1/`, as({ method: "PATCH", body: JSON.stringify({ b: { d: 6 }, a: null }), headers: { "content-type": "application/merge-patch+json" } }));
+    expect(merge.status, merge.text).toBe(200);
+    // application/merge-patch+json: RFC 7396, nested merge and null removes.
+    expect(merge.body).toEqual({ _id: "s1", b: { c: 5, d: 6 }, e: [1], keep: true });
     expect((await t.server.request(`${docs("missing-col")}x/`, as({ method: "PATCH", json: {} }))).status).toBe(404);
     const del = await t.server.request(`${docs("save")}s1/`, as({ method: "DELETE" }));
     expect(del.status).toBe(204);
     expect((await t.server.request(`${docs("save")}s1/`, as({ method: "DELETE" }))).status).toBe(404);
   });
 
-  it("property paths: GET, PUT sets, DELETE unsets", async () => {
+  it("property paths: GET, PUT sets (201 absent, 200 replaced, answering the value), DELETE unsets", async () => {
     await t.server.request(docs("props"), as({ json: { _id: "p", a: { b: [10, 20] } } }));
     expect((await t.server.request(`${docs("props")}p/a/b/1/`, as())).body).toBe(20);
     const set = await t.server.request(`${docs("props")}p/a/c/`, as({ method: "PUT", json: { deep: true } }));
-    expect(set.status, set.text).toBe(200);
-    expect(set.body).toEqual({ _id: "p", a: { b: [10, 20], c: { deep: true } } });
+    expect(set.status, set.text).toBe(201);
+    expect(set.body).toEqual({ deep: true });
+    const replaced = await t.server.request(`${docs("props")}p/a/b/1/`, as({ method: "PUT", json: 21 }));
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body).toBe(21);
+    const missing = await t.server.request(`${docs("props")}nobody/a/`, as({ method: "PUT", json: 1 }));
+    expect(missing.body).toEqual({ message: "Document not found." });
+    expect((await t.server.request(`${docs("props")}p/a/b/`, as())).body).toEqual([10, 21]);
     const unset = await t.server.request(`${docs("props")}p/a/b/`, as({ method: "DELETE" }));
     expect(unset.status).toBe(204);
     expect((await t.server.request(`${docs("props")}p/`, as())).body).toEqual({ _id: "p", a: { c: { deep: true } } });
@@ -137,11 +157,14 @@ describe("update, upsert, delete by criteria", () => {
 
   it("upsert inserts once when nothing matches", async () => {
     const first = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { key: "k" }, operation: { $inc: { hits: 1 } } } }));
-    expect(first.body).toEqual({ updated: 0, created: true });
+    expect(first.status, first.text).toBe(200);
+    expect(first.body).toEqual({ upsertedId: expect.stringMatching(/^[0-9a-f]{24}$/) });
     const second = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { key: "k" }, operation: { $inc: { hits: 1 } } } }));
-    expect(second.body).toEqual({ updated: 1, created: false });
+    expect(second.body).toEqual({ updated: 1 });
     const list = await t.server.request(docs("ups"), as());
-    expect(list.body.items).toEqual([{ _id: expect.stringMatching(/^[0-9a-f]{24}$/), key: "k", hits: 2 }]);
+    expect(list.body.items).toEqual([{ _id: first.body.upsertedId, key: "k", hits: 2 }]);
+    const named = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { _id: "chosen" }, operation: { $set: { v: 1 } } } }));
+    expect(named.body).toEqual({ upsertedId: "chosen" });
   });
 
   it("delete by criteria, with and without a filter, envelope optional", async () => {
