@@ -2,6 +2,7 @@ import { deflateSync } from "node:zlib";
 import sharp from "sharp";
 import { afterAll, describe, expect, it } from "vitest";
 import { apiSuite } from "../../testing/api-suite";
+import { ownerWithProject } from "../../testing/fixtures";
 import { blobFiles, closeDb, fileRows, filesSize, form, getBytes, sumOfSizes, until } from "./files-helpers";
 
 // Images (CONTRACT §7): resize and watermark with sharp on uploads, outputs stored like uploads.
@@ -141,6 +142,26 @@ describe("resize and watermark", () => {
     expect((await rowsOf(c)).map((r) => r.id)).toEqual([first.body.photo._id]);
     expect(await filesSize(t.owner.project)).toBe(sizeBefore + first.body.photo.size);
     await until(() => blobFiles(t.server).blobs.length === blobsBefore + 1 && blobFiles(t.server).temps.length === 0);
+  });
+
+  it("a file record copied from another document or project is not an input: 422", async () => {
+    const c = await collectionWith({ photo: { type: "file", processors: [{ name: "resize", in: { size: { value: [10, 10] } } }] }, copy: { type: "file" } });
+    const first = await t.server.request(docs(c), as({ body: form([["_id", '"a"'], ["photo", await picture(40, 40, "jpeg"), "a.jpg"]]) }));
+    expect(first.status, first.text).toBe(201);
+    const thief = await t.server.request(docs(c), as({ json: { _id: "b", photo: first.body.photo } }));
+    expect(thief.status).toBe(422);
+    expect(thief.body.errors[0]).toMatchObject({ property: "photo" });
+
+    const other = await ownerWithProject(t.server);
+    const made = await t.server.request(`/api/collections/${c}/`, {
+      project: other.project,
+      token: other.token,
+      json: { schema: { type: "object", properties: { photo: { type: "file", processors: [{ name: "resize", in: { size: { value: [10, 10] } } }] } } } },
+    });
+    expect(made.status, made.text).toBe(201);
+    const foreign = await t.server.request(docs(c), { project: other.project, token: other.token, json: { _id: "a", photo: first.body.photo } });
+    expect(foreign.status).toBe(422);
+    expect(foreign.body.errors[0].property).toBe("photo");
   });
 
   it("X-Action update resizes again where process_only asks, document by document", async () => {
