@@ -33,6 +33,8 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
     };
   }
   const server = http.createServer((req, res) => {
+    // `GET *` (a request-target that is no path) is for OPTIONS to a proxy, never for us.
+    if (!req.url?.startsWith("/")) return void res.writeHead(400, { "content-type": "text/plain" }).end("Bad request");
     if (req.url === "/api" || req.url?.startsWith("/api/") || req.url?.startsWith("/api?")) return void api(req, res);
     if (dashboard) return void dashboard(req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");

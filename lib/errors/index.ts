@@ -81,5 +81,7 @@ export function fromDatabaseError(error: unknown): AppError | undefined {
   if (code === "2201B") return badRequest("Invalid $regex: the database refused the pattern");
   if (code === "54001") return badRequest("The query is too complex");
   if (code === "22P05") return badRequest("Malformed value in query: unsupported Unicode escape");
+  // NUL (or bytes that are not UTF-8) in an id or name from the URL: text cannot hold it.
+  if (code === "22021") return badRequest("Malformed value in query: text cannot hold NUL or invalid UTF-8");
   return undefined;
 }

@@ -2,7 +2,6 @@ import { PassThrough, type Readable } from "node:stream";
 import { BlobTooLargeError, type StagedBlob } from "../blob/blob-store";
 import { config } from "../config";
 import { AppError, payloadTooLarge, validationError } from "../errors";
-import type { FileInfo } from "../http/multipart-body";
 import { CONTENT_TYPE_HEAD_BYTES, detectContentType } from "./detect-content-type";
 import { isAllowedContentType } from "./allowed-content-types";
 import { fileBlobStore } from "./file-blob-store";
@@ -19,7 +18,7 @@ export interface StagedFile {
 }
 
 /**
- * Collects the file parts of one multipart request (the `onFile` hook of `readMultipart`):
+ * Collects the file parts of one upload (fed by lib/http/upload-body.ts, part by part):
  * each part is streamed into `blobStore.stage` (md5, size and the head computed on the fly; the
  * part is never buffered), then typed and checked against the allowed list and ARCA_MAX_FILE_SIZE.
  *
@@ -48,8 +47,11 @@ export class StagedUploads {
     return this.parts;
   }
 
-  /** The `onFile` hook: resolves once the part is on disk (or rejects with the reason it is not). */
-  readonly onFile = (field: string, fileName: string, stream: Readable, _info: FileInfo): Promise<void> => {
+  /**
+   * Takes one file part (the HTTP layer's multipart reader calls it per part): resolves once the
+   * part is on disk, or rejects with the reason it is not.
+   */
+  readonly onFile = (field: string, fileName: string, stream: Readable): Promise<void> => {
     if (this.failure) {
       stream.resume();
       return Promise.resolve();
@@ -59,6 +61,10 @@ export class StagedUploads {
     const seq = this.parts++;
     const tap = new PassThrough({ highWaterMark: 1 << 20 });
     this.taps.add(tap);
+    // The store attaches its listeners only once it starts reading (after an await); a tap
+    // destroyed by `discard()` before that emitted an unhandled 'error' and killed the process.
+    // The store still sees the destruction through its pipeline.
+    tap.on("error", () => undefined);
     stream.on("error", (error) => tap.destroy(error));
     stream.pipe(tap);
     const work = (async () => {

@@ -128,7 +128,9 @@ type Segment = string | number;
  * `a.b[c][0].d` -> ["a", "b", "c", 0, "d"]. Brackets hold a name or an index; an index must be
  * below ARCA_MAX_PARTS (`x[100000]` would be a 100,000-element array from one part).
  */
-export function parsePartName(name: string): Segment[] {
+export function parsePartName(name: string | undefined): Segment[] {
+  // busboy leaves the name undefined when the part's Content-Disposition has none it can read.
+  if (typeof name !== "string" || name === "") throw badRequest("A multipart part has no name");
   const malformed = () => badRequest(`Part ${name} has a malformed name`);
   const path: Segment[] = [];
   const pattern = /([^.[\]]+)|\[([^[\]]*)\]|(\.)/gy;

@@ -18,7 +18,9 @@ export function rawRequest(
 ): Promise<RawResponse> {
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: "127.0.0.1", port, path: target, method: options.method ?? "GET", headers: options.headers, timeout: options.timeoutMs ?? 30_000 },
+      // agent: false, a connection per request: a server that answers early (413) and closes
+      // must not turn the next request on a reused socket into a "socket hang up".
+      { host: "127.0.0.1", port, path: target, method: options.method ?? "GET", headers: options.headers, timeout: options.timeoutMs ?? 30_000, agent: false },
       (res) => {
         const chunks: Buffer[] = [];
         res.on("data", (chunk) => chunks.push(chunk));
