@@ -31,8 +31,9 @@ export function bindEventsApi(app: ProjectRoutes): void {
 
 async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response> {
   for (const id of collections) {
-    if (id.startsWith("_")) throw notFound("Collection not found.");
-    if (!COLLECTION_ID.test(id)) throw badRequest(`Invalid collection id: ${JSON.stringify(id)}`);
+    // `_files` has a feed (records created and deleted); other system collections have none.
+    if (id.startsWith("_") && id !== "_files") throw notFound("Collection not found.");
+    if (!COLLECTION_ID.test(id) && id !== "_files") throw badRequest(`Invalid collection id: ${JSON.stringify(id)}`);
   }
   const principal = c.get("principal");
   for (const id of collections) if (!mayReadAny(principal, id)) throw forbidden(`Not allowed to read in collection ${id}`);

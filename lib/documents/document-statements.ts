@@ -3,7 +3,7 @@ import { raw, sql, type Sql } from "../db/sql";
 import { counterDelta, projectTotal, withLimitCheck } from "../projects/counters";
 import { onCommit, query, queryOne, type Queryable } from "../db/query";
 import { scheduleBlobDeletions } from "../files/blob-deletions";
-import { fileIdsIn } from "../files/file-record";
+import { FILES_COLLECTION, fileIdsIn, fileRecordSql } from "../files/file-record";
 import { releaseDroppedFiles } from "../files/file-rows";
 import type { ProjectScope } from "../collections/collection";
 import { schemaGuard, StaleCollectionState, type CollectionState } from "./collection-state";
@@ -156,9 +156,12 @@ export async function deleteDocumentsWhere(
     )`
     : sql`f AS (
       DELETE FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id IN (SELECT id FROM d)
-      RETURNING blob_key, size
+      RETURNING *
     ), bd AS (
       INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
+    ), fe AS (
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, before)
+      SELECT ${projectId}, ${FILES_COLLECTION}, f.id, 'deleted', ${raw(fileRecordSql("f"))} FROM f
     )`;
   const rows = await query<{ data: Doc }>(
     sql`WITH d AS (

@@ -97,14 +97,21 @@ export async function readProjectEvents(projectId: string, collections: string[]
   return readCommittedEvents(pool(), { after, limit, projectId, collections, documents: true });
 }
 
-/** Where a fresh subscriber starts: the newest committed event of the project's collections. */
-export async function latestProjectPosition(projectId: string, collections: string[]): Promise<OutboxPosition & { id: number }> {
-  const [row] = await query<{ txid: string; id: number }>(
-    sql`SELECT e.txid::text AS txid, e.id FROM document_events e
-        WHERE e.project_id = ${projectId} AND e.collection_id = ANY(${collections}::text[]) AND e.txid < pg_snapshot_xmin(pg_current_snapshot())
-        ORDER BY e.txid DESC, e.id DESC LIMIT 1`,
+/**
+ * Where a fresh subscriber starts: the newest event of the project's collections below the
+ * commit horizon, and the ids of events already committed but held back behind an older running
+ * transaction (it must not get those either: they happened before it came), read in one snapshot.
+ */
+export async function latestProjectPosition(projectId: string, collections: string[]): Promise<{ position: OutboxPosition; before: Set<number> }> {
+  const [row] = await query<{ txid: string | null; id: number | null; held: number[] | null }>(
+    sql`WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+        mine AS (SELECT e.txid, e.id FROM document_events e WHERE e.project_id = ${projectId} AND e.collection_id = ANY(${collections}::text[]))
+        SELECT (SELECT txid::text FROM mine, h WHERE mine.txid < h.xmin ORDER BY txid DESC, id DESC LIMIT 1) AS txid,
+               (SELECT id FROM mine, h WHERE mine.txid < h.xmin ORDER BY txid DESC, id DESC LIMIT 1) AS id,
+               (SELECT array_agg(id) FROM mine, h WHERE mine.txid >= h.xmin) AS held`,
   );
-  return row ? { txid: row.txid, id: Number(row.id) } : { txid: "0", id: 0 };
+  const position = row?.txid ? { txid: row.txid, id: Number(row.id) } : { txid: "0", id: 0 };
+  return { position, before: new Set((row?.held ?? []).map(Number)) };
 }
 
 /** The position of event `id` of the project, with its age, or undefined when it is gone. */

@@ -33,9 +33,12 @@ export async function openFeedStream(options: FeedOptions): Promise<ReadableStre
   const collections = new Set(options.collections);
   let position: OutboxPosition;
   let first = "retry: 2000\n\n";
+  let before = new Set<number>();
   if (options.lastEventId === undefined) {
-    position = await latestProjectPosition(options.projectId, options.collections);
-    if (position.id > 0) first = `retry: 2000\nid: ${position.id}\n\n`;
+    ({ position, before } = await latestProjectPosition(options.projectId, options.collections));
+    // Always a position, so a client that drops before any change resumes without a gap (0: the
+    // start of what is kept). Resuming may repeat events committed just before it subscribed.
+    first = `retry: 2000\nid: ${position.id}\n\n`;
   } else if (options.lastEventId === 0) {
     position = { txid: "0", id: 0 };
   } else {
@@ -61,6 +64,7 @@ export async function openFeedStream(options: FeedOptions): Promise<ReadableStre
   const emit = (event: OutboxEvent) => {
     if (comparePositions(event, position) <= 0) return; // seen during catch-up
     position = event;
+    if (before.delete(event.id)) return; // committed before this subscriber came
     const document = event.document;
     if (!document || !collections.has(event.collectionId)) return;
     if (!options.mayRead(event.collectionId, event.documentId) || !options.matches(document)) return;

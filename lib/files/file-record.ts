@@ -54,6 +54,17 @@ export function fileRecord(row: FileRow): FileRecord {
   };
 }
 
+/**
+ * The same record built in SQL from a `files` row aliased `alias` (for outbox events written in
+ * the statement that deletes the row). Trusted text: `alias` is always a literal of our code.
+ */
+export function fileRecordSql(alias: string): string {
+  const date = (column: string) => `to_char(${alias}.${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.FF2"Z"')`;
+  return `jsonb_build_object('_id', ${alias}.id, 'collection_id', ${alias}.collection_id, 'content_type', ${alias}.content_type,
+    'date_created', ${date("date_created")}, 'document_id', ${alias}.document_id, 'last_access', ${date("last_access")},
+    'md5', ${alias}.md5, 'name', ${alias}.name, 'size', ${alias}.size)`;
+}
+
 /** `2024-05-01T12:34:56.78Z`: centiseconds, truncated (never rounded into the next second). */
 export function formatFileDate(date: Date): string {
   const iso = date.toISOString(); // 2024-05-01T12:34:56.789Z

@@ -4,7 +4,7 @@ import { raw, sql, type Sql } from "../db/sql";
 import { paymentRequired } from "../errors";
 import { counterDelta, projectTotal, withLimitCheck } from "../projects/counters";
 import { scheduleBlobDeletions } from "./blob-deletions";
-import { FILE_COLUMNS, fileIdsIn, type FileRow } from "./file-record";
+import { FILE_COLUMNS, FILES_COLLECTION, fileIdsIn, fileRecord, fileRecordSql, type FileRow } from "./file-record";
 
 export const FILES_LIMIT_MESSAGE = "Project files size limit exceeded";
 
@@ -32,6 +32,12 @@ export async function insertFileRows(db: Queryable, rows: FileRow[], filesSizeLi
     db,
   );
   if (markerIds.length) await query(sql`DELETE FROM blob_deletions WHERE id = ANY(${markerIds}::bigint[])`, db);
+  // `_files` changes reach the change feed (the dashboard's live files list) like documents'.
+  await query(
+    sql`INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
+        SELECT ${projectId}, ${FILES_COLLECTION}, r->>'_id', 'created', r FROM unnest(${rows.map((r) => JSON.stringify(fileRecord(r)))}::jsonb[]) AS r`,
+    db,
+  );
 }
 
 /**
@@ -48,6 +54,9 @@ export async function deleteFileRows(db: Queryable, projectId: string, where: Sq
       INSERT INTO blob_deletions (blob_key, owner) SELECT blob_key, ${processOwner()} FROM f
     ), cd AS (
       ${counterDelta(projectId, "", { filesSize: sql`-(SELECT coalesce(sum(size), 0) FROM f)` }, sql`EXISTS (SELECT 1 FROM f)`)}
+    ), ev AS (
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, before)
+      SELECT ${projectId}, ${FILES_COLLECTION}, f.id, 'deleted', ${raw(fileRecordSql("f"))} FROM f
     )
     SELECT ${rawColumns} FROM f`,
     db,

@@ -116,6 +116,10 @@ describe("change feed", () => {
   it("a fresh subscriber learns its position at once, so it can resume even before any change", async () => {
     const c = unique("position");
     await t.server.request(docs(c), as({ json: { _id: "before" } }));
+    // Wait until no older transaction (of any test sharing the server) holds that event back.
+    await expect
+      .poll(async () => (await t.db.query("SELECT count(*)::int AS n FROM document_events WHERE project_id = $1 AND collection_id = $2 AND txid < pg_snapshot_xmin(pg_current_snapshot())", [t.owner.project, c])).rows[0].n)
+      .toBe(1);
     const feed = await subscribe(`/api/collections/${c}/events/`);
     const deadline = Date.now() + 5000;
     while (!feed.lastEventId && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
@@ -183,4 +187,28 @@ describe("change feed", () => {
     expect(feeds.every((f) => summary(f.events)[0][1] === "everyone")).toBe(true);
     feeds.forEach((f) => f.close());
   }, 60_000);
+});
+
+describe("the _files feed", () => {
+  it("streams file records created by uploads and deleted with their records or documents", async () => {
+    const { form, PNG } = await import("./files-helpers");
+    const feed = await subscribe(`/api/collections/_files/events/`);
+    expect(feed.status).toBe(200);
+    const uploaded = await t.server.request("/api/collections/_files/documents/", as({ body: form([["file", PNG, "one.png"]]) }));
+    expect(uploaded.status, uploaded.text).toBe(201);
+    const c = unique("withfiles");
+    const attached = await t.server.request(docs(c), as({ body: form([["_id", '"holder"'], ["photo", PNG, "two.png"]]) }));
+    expect(attached.status, attached.text).toBe(201);
+    expect((await t.server.request(`/api/collections/_files/documents/${uploaded.body._id}/`, as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request(`${docs(c)}holder/`, as({ method: "DELETE" }))).status).toBe(204);
+    const events = await feed.waitFor(4);
+    expect(events.map((e) => [e.event, JSON.parse(e.data).name])).toEqual([
+      ["created", "one.png"],
+      ["created", "two.png"],
+      ["deleted", "one.png"],
+      ["deleted", "two.png"],
+    ]);
+    expect(JSON.parse(events[0].data)).toEqual(uploaded.body);
+    expect(Object.keys(JSON.parse(events[3].data)).sort()).toEqual(Object.keys(uploaded.body).sort());
+  });
 });
