@@ -3,6 +3,7 @@ import { readUploadBody } from "../files/upload-files";
 import type { StagedUploads } from "../files/staged-uploads";
 import { writeDocumentWithFiles, type DocumentWrite } from "../files/write-document-files";
 import type { ApiEnv } from "../http/env";
+import { readProperty } from "../documents/document-property";
 import { parseProcessOnly } from "../processors/process-only";
 
 /**
@@ -38,6 +39,8 @@ export async function uploadedDocument(
     },
     { collectionId, write, fields, uploads },
   );
+  // A property path answers the property's new value, 201 when it was absent (CONTRACT §5).
+  if (write.kind === "set") return c.json(readProperty(doc, write.path) as object, created ? 201 : 200);
   return c.json(doc, write.kind === "create" || (write.kind === "save" && created) ? 201 : 200);
 }
 

@@ -7,6 +7,7 @@ import { insertDocument, replaceDocument } from "../documents/document-statement
 import { shallowPatch } from "../documents/patch-document";
 import { prepareDocument } from "../documents/prepare-document";
 import { lockDocument } from "../documents/save-document";
+import { readProperty } from "../documents/document-property";
 import { notFound, validationError } from "../errors";
 import { insertFileRows } from "./file-rows";
 import type { FileRecord } from "./file-record";
@@ -99,7 +100,9 @@ export async function writeDocumentWithFiles(
         else body = withFiles(structuredClone(before!));
         const doc = await prepareDocument(projectId, collectionId, fresh, documentId, body, before, { scope, db: client });
         if (!before) return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
-        return { doc: await replaceDocument(client, scope, collectionId, fresh, before, doc), created: false };
+        // On a property path, `created` tells whether that property was absent (201, CONTRACT §5).
+        const created = write.kind === "set" && !hasProperty(before, write.path);
+        return { doc: await replaceDocument(client, scope, collectionId, fresh, before, doc), created };
       }),
     );
     return result;
@@ -133,4 +136,13 @@ function setPath(doc: Doc, path: string[], value: unknown): void {
     node = node[segment] as Record<string, unknown>;
   }
   node[path[path.length - 1]] = value;
+}
+
+function hasProperty(doc: Doc, path: string[]): boolean {
+  try {
+    readProperty(doc, path);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -157,6 +157,24 @@ describe("PATCH bodies", () => {
   });
 });
 
+describe("document property PUT with a file part", () => {
+  it("answers the file record, 201 when the property was absent, 200 when replaced", async () => {
+    await t.server.request(docs("prop-file"), as({ json: { _id: "p" } }));
+    const part = (text: string, name: string) => {
+      const body = new FormData();
+      body.append("file", new Blob([text]), name);
+      return body;
+    };
+    const first = await t.server.request(`${docs("prop-file")}p/meta/doc/`, as({ method: "PUT", body: part("one", "one.txt") }));
+    expect(first.status, first.text).toBe(201);
+    expect(first.body).toMatchObject({ name: "one.txt", size: 3, collection_id: "prop-file", document_id: "p" });
+    const second = await t.server.request(`${docs("prop-file")}p/meta/doc/`, as({ method: "PUT", body: part("second", "two.txt") }));
+    expect(second.status, second.text).toBe(200);
+    expect(second.body).toMatchObject({ name: "two.txt", size: 6 });
+    expect((await t.server.request(`${docs("prop-file")}p/meta/doc/content/`, as())).text).toBe("second");
+  });
+});
+
 describe("_files lists and actions", () => {
   it("find filters over the records; delete by criteria removes records, bytes and properties; update/upsert 403", async () => {
     const upload = (name: string, text: string) => {

@@ -17,9 +17,12 @@ describe("the request pipeline", () => {
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ message: "Page not found" });
     }
-    // A property path may be any depth, so an unknown path under a project is a different shape.
-    const underProject = await server.request("/api/collections/x/nothing/", { project: owner.project, method: "PUT" });
+    // A collection property path may be any depth (GET, PUT, PATCH, DELETE: 401 without
+    // credentials like any route); POST has no such route, so it is an unknown path.
+    const underProject = await server.request("/api/collections/x/nothing/", { project: owner.project, method: "POST" });
     expect(underProject.status).toBe(404);
+    expect(underProject.body).toEqual({ message: "Page not found" });
+    expect((await server.request("/api/collections/x/nothing/", { project: owner.project, method: "PUT" })).status).toBe(401);
   });
 
   it("serves a path with and without its trailing slash, never redirecting", async () => {
