@@ -116,7 +116,8 @@ function runEspeak(call: ProcessorCall, text: string, voice: string): Promise<{ 
     const chunks: Buffer[] = [];
     let stderr = "";
     const abort = () => child.kill("SIGKILL");
-    call.signal.addEventListener("abort", abort, { once: true });
+    if (call.signal.aborted) abort();
+    else call.signal.addEventListener("abort", abort, { once: true });
     child.stdout.on("data", (chunk: Buffer) => chunks.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-500)));
     child.on("error", (error) => reject(call.vendorFailed(`the local speech engine failed to start (${error.message})`)));

@@ -241,6 +241,18 @@ describe("speech", () => {
     expect(synth[0].headers["content-type"]).toBe("application/x-www-form-urlencoded");
   });
 
+  it("the local engine past the time limit is killed: 502 naming the processor, nothing stored", async () => {
+    const c = await collectionWith({ v: { type: "file", processors: [{ name: "text_to_speech", in: { text: { property: "text" } } }] } });
+    await t.server.request(docs(c), as({ json: { _id: "warm", text: "warm up" } })); // the voice list is read once
+    const rowsBefore = (await fileRows(t.owner.project)).length;
+    process.env.ARCA_PROCESSOR_TIMEOUT_MS = "5";
+    const res = await t.server.request(docs(c), as({ json: { _id: "long", text: "A long text to read aloud. ".repeat(400) } }));
+    expect(res.status).toBe(502);
+    expect(res.body.message).toMatch(/text_to_speech.*timed out/);
+    expect((await t.server.request(`${docs(c)}long/`, as())).status).toBe(404);
+    expect((await fileRows(t.owner.project)).length).toBe(rowsBefore);
+  });
+
   it("a language the local engine lacks is 422 naming the property", async () => {
     const c = await collectionWith({ v: { type: "file", processors: [{ name: "text_to_speech", in: { text: { value: "hi" }, language: { value: "xx-YY" } } }] } });
     const res = await t.server.request(docs(c), as({ json: {} }));
