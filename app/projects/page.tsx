@@ -1,6 +1,6 @@
 import { ProjectsView } from "@/components/projects/projects-view";
 import { requireUser } from "@/lib/auth/current-user";
-import { prisma } from "@/lib/db/pool";
+import { countOwnedProjects } from "@/lib/projects/count-owned-projects";
 import { MAX_PROJECTS_PER_OWNER } from "@/lib/projects/project";
 
 export const dynamic = "force-dynamic";
@@ -9,6 +9,6 @@ export const metadata = { title: "Projects" };
 export default async function ProjectsPage() {
   const user = await requireUser();
   // The limit counts owned projects only; the list also shows projects the user is a member of.
-  const owned = await prisma().project.count({ where: { ownerId: user._id } });
+  const owned = await countOwnedProjects(user._id);
   return <ProjectsView ownedCount={owned} limit={MAX_PROJECTS_PER_OWNER} />;
 }

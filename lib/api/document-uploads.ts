@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import { readUploadBody } from "../files/upload-files";
 import type { StagedUploads } from "../files/staged-uploads";
 import { writeDocumentWithFiles, type DocumentWrite } from "../files/write-document-files";
 import type { ApiEnv } from "../http/env";
 import { readProperty } from "../documents/document-property";
+import { readUploadBody } from "../http/upload-body";
 import { parseProcessOnly } from "../processors/process-only";
 
 /**

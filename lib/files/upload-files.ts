@@ -2,31 +2,18 @@ import { generateId } from "../auth/secrets";
 import { processOwner } from "../blob/process-owner";
 import { query } from "../db/query";
 import { sql } from "../db/sql";
-import { readMultipart } from "../http/multipart-body";
 import { fileBlobStore, newBlobKey } from "./file-blob-store";
 import { fileRecord, type FileRecord, type FileRow } from "./file-record";
-import { StagedUploads, type StagedFile } from "./staged-uploads";
+import type { StagedFile } from "./staged-uploads";
 
-/**
- * The bracket around every upload, "blob first, then row":
+/*
+ * The bracket around every upload, "blob first, then row" (the HTTP layer streams the parts to
+ * temp files first: lib/http/upload-body.ts):
  *
- *   const { fields, uploads } = await readUploadBody(request);    // parts -> temp files
- *   const blobs = await commitBlobs(projectId, files, ...);         // temp -> blobs, announced
+ *   const blobs = await commitBlobs(files);                          // temp -> blobs, announced
  *   try { transaction(... insertFileRows(client, blobs.rows, ...) + the document write ...) }
  *   catch (e) { await blobs.rollback(); throw e; }                 // nothing stays behind
  */
-export async function readUploadBody(request: Request): Promise<{ fields: Record<string, unknown>; uploads: StagedUploads }> {
-  const uploads = new StagedUploads(request.signal);
-  try {
-    const fields = await Promise.race([readMultipart(request, { onFile: uploads.onFile }), uploads.failed]);
-    await uploads.settle();
-    return { fields, uploads };
-  } catch (error) {
-    await uploads.discard();
-    throw error;
-  }
-}
-
 export interface FileTarget {
   projectId: string;
   collectionId: string;

@@ -3,16 +3,17 @@ import type { ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import { notFound } from "../errors";
-import { conditionalHeadersFrom, evaluateConditional } from "../http/conditional";
-import { planMultipartByteranges } from "../http/multipart-byteranges";
-import { formatContentRange } from "../http/range";
-import { contentDisposition, isActiveContent } from "./active-content";
-import { fileBlobStore } from "./file-blob-store";
-import type { FileRow } from "./file-record";
-import { touchFile } from "./last-access";
+import { contentDisposition, isActiveContent } from "../files/active-content";
+import { fileBlobStore } from "../files/file-blob-store";
+import type { FileRow } from "../files/file-record";
+import { touchFile } from "../files/last-access";
+import { conditionalHeadersFrom, evaluateConditional } from "./conditional";
+import { planMultipartByteranges } from "./multipart-byteranges";
+import { formatContentRange } from "./range";
 
 /**
- * The bytes of a stored file as a web `Response` (both doors speak Fetch), streamed from disk in
+ * The HTTP side of file downloads (lib/files knows no transport): the bytes of a stored file,
+ * found by the domain (a `files` row), as a web `Response` (both doors speak Fetch), streamed from disk in
  * 1 MiB reads and never buffered (CONTRACT §6):
  * - conditionals and ranges decided by `evaluateConditional` (412, 304, stale If-Range, 416, 206);
  * - one range: 206 + Content-Range; several: 206 multipart/byteranges with an exact length;
