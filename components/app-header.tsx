@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { signOutAction } from "@/lib/auth/dashboard-actions";
+import { ShortcutsButton, ThemeToggle } from "./theme-toggle";
 
 /** The bar over every signed-in page: home link, who is signed in, sign-out. */
 export function AppHeader({ email }: { email: string }) {
@@ -16,6 +17,8 @@ export function AppHeader({ email }: { email: string }) {
           <span className="hidden truncate text-sm text-slate-600 sm:inline" title={email}>
             {email}
           </span>
+          <ShortcutsButton />
+          <ThemeToggle />
           <form action={signOutAction}>
             <button
               type="submit"

@@ -4,6 +4,7 @@ import { json } from "@codemirror/lang-json";
 import { Prec } from "@codemirror/state";
 import { EditorView, keymap } from "@codemirror/view";
 import CodeMirror from "@uiw/react-codemirror";
+import { useTheme } from "next-themes";
 import { useMemo } from "react";
 
 /**
@@ -33,6 +34,7 @@ export function JsonEditor({
   disabled?: boolean;
   name?: string;
 }) {
+  const dark = useTheme().resolvedTheme === "dark";
   const extensions = useMemo(
     () => [
       json(),
@@ -69,7 +71,7 @@ export function JsonEditor({
       editable={!disabled}
       readOnly={disabled}
       placeholder={placeholder}
-      theme="none"
+      theme={dark ? "dark" : "light"}
       minHeight={`${Math.max(2, rows) * 1.25 + 0.75}rem`}
       maxHeight="32rem"
       basicSetup={{ lineNumbers: rows > 3, foldGutter: false, highlightActiveLine: false, highlightActiveLineGutter: false, autocompletion: false, searchKeymap: false }}

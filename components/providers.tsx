@@ -1,7 +1,9 @@
 "use client";
 
 import { QueryClient, QueryClientProvider } from "@tanstack/react-query";
+import { ThemeProvider } from "next-themes";
 import { useState } from "react";
+import { ShortcutsHelp } from "./shortcuts-help";
 import { ApiError } from "@/lib/client/api";
 
 /** One QueryClient per browser tab; client errors (4xx) are answers, not blips worth retrying. */
@@ -17,5 +19,12 @@ export function Providers({ children }: { children: React.ReactNode }) {
         },
       }),
   );
-  return <QueryClientProvider client={client}>{children}</QueryClientProvider>;
+  return (
+    <ThemeProvider attribute="class" defaultTheme="system" enableSystem disableTransitionOnChange>
+      <QueryClientProvider client={client}>
+        {children}
+        <ShortcutsHelp />
+      </QueryClientProvider>
+    </ThemeProvider>
+  );
 }

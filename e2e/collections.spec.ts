@@ -97,6 +97,8 @@ test("collections: schema, documents, filter, sort, search, bulk delete", async 
   await test.step("add a document in the JSON editor", async () => {
     await expect(page.getByText("No documents yet.")).toBeVisible();
     await page.getByRole("button", { name: "New document" }).click();
+    // The form built from the schema comes first; the JSON is one toggle away.
+    await page.getByRole("button", { name: "JSON", exact: true }).click();
     // The template follows the schema: position order, no unique property (title), no file.
     await expect(page.getByLabel("Document (JSON)")).toContainText('"year": 0');
     await expect(page.getByLabel("Document (JSON)")).not.toContainText('"title"');
@@ -115,6 +117,7 @@ test("collections: schema, documents, filter, sort, search, bulk delete", async 
 
   await test.step("edit it: only the change is sent", async () => {
     await page.getByRole("button", { name: "Edit dune" }).click();
+    await page.getByRole("button", { name: "JSON", exact: true }).click();
     const editor = page.getByLabel("Document (JSON)");
     // The editor is CodeMirror: its lines are elements, so the text comes without line breaks.
     const text = (await editor.textContent()) ?? "";

@@ -61,6 +61,10 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
     expect(created.status).toBe(201);
     await page.goto(`${base}/collections/books`);
     await page.getByRole("button", { name: "New document" }).click();
+    // The form lists the fields in position order too.
+    const form = page.getByTestId("schema-form");
+    await expect(form.locator("label")).toHaveText([/^_id/, /^title/, /^year/, /^isbn/, /^cover/]);
+    await page.getByRole("button", { name: "JSON", exact: true }).click();
     const editor = page.getByLabel("Document (JSON)", { exact: true });
     await expect(editor).toContainText('"year": 0');
     const text = (await editor.textContent()) ?? "";
@@ -72,6 +76,7 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
     await page.getByRole("button", { name: "Create document" }).click();
     await expect(page.getByTestId("documents-total")).toHaveText("1 document · page 1 of 1");
     await page.getByRole("button", { name: "New document" }).click();
+    await page.getByRole("button", { name: "JSON", exact: true }).click();
     await page.getByRole("button", { name: "Create document" }).click();
     await expect(page.getByTestId("documents-total")).toHaveText("2 documents · page 1 of 1");
   });
@@ -218,6 +223,158 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
     await page.getByRole("dialog", { name: "Deactivate this token?" }).getByRole("button", { name: "Cancel" }).click();
     await expect(page.getByRole("button", { name: "Deactivate token site" })).toBeVisible();
   });
+});
+
+test("documents: schema form with field messages, row side panel, filter builder, hidden columns", async ({ page }) => {
+  const suffix = Date.now().toString(36);
+  const email = uniqueEmail("v2forms");
+  const password = "forms password v2";
+  const projectId = `v2f-${suffix}`;
+  const session = await signUpViaApi(email, password);
+  await createProjectViaApi(session, projectId);
+  const call = (path: string, options: Parameters<typeof api>[1] = {}) => api(path, { session, project: projectId, ...options });
+  expect(
+    (
+      await call("/api/collections/", {
+        json: {
+          _id: "people",
+          schema: {
+            type: "object",
+            properties: {
+              level: { type: "string", enum: ["junior", "senior"], position: 4 },
+              name: { type: "string", required: true, minLength: 3, position: 1 },
+              active: { type: "boolean", position: 3 },
+              born: { type: "datetime", position: 2 },
+              tags: { type: "array", items: { type: "string" }, position: 5 },
+            },
+          },
+        },
+      })
+    ).status,
+  ).toBe(201);
+  await signIn(page, email, password);
+  await page.goto(`/projects/${projectId}/collections/people`);
+
+  await test.step("the form editor: inputs per type, the API's message under its field", async () => {
+    await page.getByRole("button", { name: "New document" }).click();
+    const panel = page.getByRole("dialog", { name: "New document" });
+    await panel.getByLabel("_id").fill("ada");
+    await panel.getByLabel("name").fill("Ad");
+    await panel.getByRole("button", { name: "Create document" }).click();
+    await expect(panel.getByTestId("field-error-name")).toBeVisible();
+    await panel.getByLabel("name").fill("Ada");
+    await panel.getByLabel("born").fill("1815-12-10T08:30:00");
+    await panel.getByLabel("active").check();
+    await panel.getByLabel("level").selectOption("senior");
+    await panel.getByLabel("tags", { exact: true }).fill('["math", "engines"]');
+    await panel.getByRole("button", { name: "Create document" }).click();
+    await expect(panel).toBeHidden();
+    const stored = (await call("/api/collections/people/documents/ada/")).body;
+    expect(stored).toMatchObject({ _id: "ada", name: "Ada", active: true, level: "senior", tags: ["math", "engines"] });
+    expect(typeof stored.born).toBe("string");
+  });
+
+  await test.step("a row click opens the side panel with the form; Escape closes it", async () => {
+    expect((await call("/api/collections/people/documents/", { json: { _id: "bob", name: "Bob", level: "junior" } })).status).toBe(201);
+    await page.reload();
+    await page.getByTestId("document-bob").getByText("Bob", { exact: true }).click();
+    const panel = page.getByRole("dialog", { name: "Document bob" });
+    await expect(panel.getByLabel("name")).toHaveValue("Bob");
+    await panel.getByLabel("name").fill("Bobby");
+    const patch = page.waitForRequest((r) => r.method() === "PATCH" && r.url().includes("/documents/bob/"));
+    await panel.getByRole("button", { name: "Save document" }).click();
+    expect((await patch).headers()["content-type"]).toBe("application/merge-patch+json");
+    await expect(page.getByTestId("document-bob")).toContainText("Bobby");
+    await page.getByTestId("document-bob").getByText("Bobby", { exact: true }).click();
+    await page.getByRole("dialog", { name: "Document bob" }).getByLabel("name").press("Escape");
+    await expect(page.getByRole("dialog", { name: "Document bob" })).toBeHidden();
+  });
+
+  await test.step("the filter builder writes the filter JSON and applies it", async () => {
+    await page.getByRole("button", { name: "Build filter" }).click();
+    await page.getByLabel("Property 1").fill("level");
+    await page.getByLabel("Value 1").fill("senior");
+    await page.getByRole("button", { name: "Use filter" }).click();
+    await expect(page.getByTestId("documents-total")).toHaveText("1 document · page 1 of 1");
+    await expect(page.getByLabel("Filter", { exact: true })).toContainText('"level": "senior"');
+    expect(JSON.parse(new URL(page.url()).searchParams.get("filter") ?? "null")).toEqual({ level: "senior" });
+  });
+
+  await test.step("columns can be hidden (kept after a reload)", async () => {
+    const table = page.getByRole("table", { name: "Documents of people" });
+    await expect(table.getByRole("columnheader", { name: "tags" })).toHaveCount(1);
+    await page.getByText("Columns", { exact: true }).click();
+    await page.getByRole("group", { name: "Shown columns" }).getByLabel("tags").uncheck();
+    await expect(table.getByRole("columnheader", { name: "tags" })).toHaveCount(0);
+    await page.reload();
+    await expect(table.getByRole("columnheader", { name: "name" })).toHaveCount(1);
+    await expect(table.getByRole("columnheader", { name: "tags" })).toHaveCount(0);
+  });
+});
+
+test("dark mode follows the system and toggles; ? lists the shortcuts", async ({ browser }) => {
+  const email = uniqueEmail("v2dark");
+  await signUpViaApi(email, "dark password v2");
+  const context = await browser.newContext({ baseURL: BASE_URL, colorScheme: "dark" });
+  const page = await context.newPage();
+  await signIn(page, email, "dark password v2");
+  await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+  expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).not.toBe("rgb(248, 250, 252)");
+  // system → light → dark → system
+  await page.getByRole("button", { name: /^System theme/ }).click();
+  await expect(page.locator("html")).not.toHaveClass(/\bdark\b/);
+  await page.getByRole("button", { name: /^Light theme/ }).click();
+  await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+  await page.reload();
+  await expect(page.locator("html")).toHaveClass(/\bdark\b/);
+  await expect(page.getByRole("button", { name: /^Dark theme/ })).toBeVisible();
+
+  await page.locator("body").press("?");
+  const help = page.getByRole("dialog", { name: "Keyboard shortcuts" });
+  await expect(help).toContainText("Ctrl+Enter");
+  await page.keyboard.press("Escape");
+  await expect(help).toBeHidden();
+  await context.close();
+});
+
+test("axe-core: no serious or critical violations on each dashboard page", async ({ page }) => {
+  test.setTimeout(120_000);
+  const { default: AxeBuilder } = await import("@axe-core/playwright");
+  const email = uniqueEmail("v2axe");
+  const projectId = `v2a-${Date.now().toString(36)}`;
+  const session = await signUpViaApi(email, "axe password v2");
+  await createProjectViaApi(session, projectId, "Accessible");
+  expect((await api("/api/collections/books/documents/", { session, project: projectId, json: { _id: "dune", title: "Dune", year: 1965 } })).status).toBe(201);
+  const scan = async (label: string) => {
+    const result = await new AxeBuilder({ page }).analyze();
+    const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    expect(serious, label).toEqual([]);
+  };
+  await page.goto("/signin");
+  await scan("sign-in");
+  await page.goto("/signup");
+  await scan("sign-up");
+  await signIn(page, email, "axe password v2");
+  await scan("projects");
+  const base = `/projects/${projectId}`;
+  for (const [path, ready] of [
+    ["", "Overview"],
+    ["/collections", "books"],
+    ["/collections/books", "dune"],
+    ["/collections/books/definition", "Save changes"],
+    ["/files", "Upload files"],
+    ["/tokens", "New token"],
+    ["/members", "Invite people"],
+    ["/settings", "Save settings"],
+  ] as const) {
+    await page.goto(`${base}${path}`);
+    await expect(page.getByText(ready).first()).toBeVisible();
+    await scan(path || "overview");
+  }
+  await page.goto(`${base}/collections/books`);
+  await page.getByRole("button", { name: "Edit dune" }).click();
+  await expect(page.getByRole("dialog", { name: "Document dune" })).toBeVisible();
+  await scan("document panel");
 });
 
 /** A GET with node:http, which (unlike fetch) does not decode the body: the encoding is seen as sent. */

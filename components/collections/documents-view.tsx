@@ -7,6 +7,8 @@ import { useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments
 import { cellText, documentColumns, mergePatchDiff, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
 import type { ArcaDocument, CollectionDefinition } from "@/lib/client/types";
 import { Alert, Button, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
+import { FilterBuilder } from "./filter-builder";
+import { orderedProperties, SchemaForm } from "./schema-form";
 
 const PER_PAGE = 25;
 const PAGE_SIZES = [10, 25, 50, 100, 250];
@@ -75,6 +77,8 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
   const [searchText, setSearchText] = useState(text);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<Editing | undefined>();
+  const [building, setBuilding] = useState(false);
+  const [hidden, setHidden] = useHiddenColumns(projectId, collectionId);
   const query: DocumentQuery = { page, perPage, sort, filter, text };
   const documents = useDocuments(projectId, collectionId, query);
 
@@ -83,7 +87,8 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
   const canCreate = !readOnly && !DELETE_ONLY.has(collectionId);
   const textIndex = definition?.indexes?.find((index) => index.type === "text");
   const items = documents.data?.items ?? [];
-  const columns = documentColumns(definition?.schema, items);
+  const allColumns = documentColumns(definition?.schema, items);
+  const columns = allColumns.filter((column) => !hidden.includes(column));
   const parsedFilter = parseFilter(filterText);
   const queryError = documents.error instanceof ApiError && documents.error.status === 400 ? documents.error : undefined;
   // A 400 answers the filter or the search, whichever was given (the filter when both).
@@ -105,13 +110,15 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
   return (
     <div className="space-y-6">
       {editing && definition && (
-        <DocumentEditor
-          key={editing.mode === "edit" ? editing.document._id : "new"}
-          projectId={projectId}
-          collection={definition}
-          editing={editing}
-          onDone={() => setEditing(undefined)}
-        />
+        <SidePanel label={editing.mode === "edit" ? `Document ${editing.document._id}` : "New document"} onClose={() => setEditing(undefined)}>
+          <DocumentEditor
+            key={editing.mode === "edit" ? editing.document._id : "new"}
+            projectId={projectId}
+            collection={definition}
+            editing={editing}
+            onDone={() => setEditing(undefined)}
+          />
+        </SidePanel>
       )}
 
       <Card
@@ -143,6 +150,9 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               <Button type="submit" variant="secondary" disabled={!parsedFilter.ok}>
                 Apply filter
               </Button>
+              <Button variant="ghost" aria-expanded={building} onClick={() => setBuilding((on) => !on)}>
+                {building ? "Hide builder" : "Build filter"}
+              </Button>
               {filter && (
                 <Button
                   variant="ghost"
@@ -155,6 +165,16 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
                 </Button>
               )}
             </div>
+            {building && (
+              <FilterBuilder
+                properties={allColumns}
+                onUse={(built) => {
+                  setFilterText(Object.keys(built).length ? JSON.stringify(built, null, 2) : "");
+                  setView({ filter: Object.keys(built).length ? built : undefined, page: 1 });
+                  setSelected(new Set());
+                }}
+              />
+            )}
           </form>
           {textIndex && (
             <form
@@ -197,6 +217,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
         </div>
 
         <div className="mt-6">
+          {allColumns.length > 1 && <ColumnPicker columns={allColumns} hidden={hidden} onChange={setHidden} />}
           {collection.isError && <Alert>{describeError(collection.error)}</Alert>}
           {otherError && <Alert>{describeError(otherError)}</Alert>}
           {documents.isPending && <p className="text-sm text-slate-500">Loading documents...</p>}
@@ -353,7 +374,13 @@ function DocumentTable({
           </thead>
           <tbody className="divide-y divide-slate-100">
             {items.map((document) => (
-              <tr key={document._id} data-testid={`document-${document._id}`} className={selected.has(document._id) ? "bg-indigo-50/50" : undefined}>
+              <tr
+                key={document._id}
+                data-testid={`document-${document._id}`}
+                // A click on the row opens it (the Edit button is the keyboard's way to the same panel).
+                onClick={(e) => onEdit && !(e.target as HTMLElement).closest("button, input, a, label, select") && onEdit(document)}
+                className={`${onEdit ? "cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800" : ""} ${selected.has(document._id) ? "bg-indigo-50/50" : ""}`}
+              >
                 {canDelete && (
                   <td className="px-3 py-2">
                     <input
@@ -472,6 +499,81 @@ export function template(collection: Pick<CollectionDefinition, "schema" | "inde
   return JSON.stringify(out, null, 2);
 }
 
+/** Columns the user hid, per collection, kept in this browser (a preference, not a view to share). */
+function useHiddenColumns(projectId: string, collectionId: string): [string[], (hidden: string[]) => void] {
+  const key = `arca:hidden-columns:${projectId}/${collectionId}`;
+  const [hidden, setHidden] = useState<string[]>([]);
+  useEffect(() => {
+    try {
+      const stored: unknown = JSON.parse(localStorage.getItem(key) ?? "[]");
+      setHidden(Array.isArray(stored) ? stored.filter((c): c is string => typeof c === "string") : []);
+    } catch {
+      setHidden([]);
+    }
+  }, [key]);
+  return [
+    hidden,
+    (next) => {
+      setHidden(next);
+      localStorage.setItem(key, JSON.stringify(next));
+    },
+  ];
+}
+
+function ColumnPicker({ columns, hidden, onChange }: { columns: string[]; hidden: string[]; onChange: (hidden: string[]) => void }) {
+  return (
+    <details className="mb-3 text-sm">
+      <summary className="cursor-pointer text-slate-600 hover:text-slate-900">
+        Columns{hidden.length ? ` (${hidden.length} hidden)` : ""}
+      </summary>
+      <fieldset className="mt-2 flex flex-wrap gap-x-4 gap-y-1">
+        <legend className="sr-only">Shown columns</legend>
+        {columns.map((column) => (
+          <label key={column} className="flex items-center gap-1.5 font-mono text-xs">
+            <input
+              type="checkbox"
+              checked={!hidden.includes(column)}
+              onChange={(e) => onChange(e.target.checked ? hidden.filter((c) => c !== column) : [...hidden, column])}
+              className="h-4 w-4 accent-indigo-600"
+            />
+            {column}
+          </label>
+        ))}
+      </fieldset>
+    </details>
+  );
+}
+
+/** A panel over the right side of the page (full width on a phone); Escape or Close shuts it. */
+function SidePanel({ label, onClose, children }: { label: string; onClose: () => void; children: React.ReactNode }) {
+  const ref = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const opener = document.activeElement as HTMLElement | null;
+    ref.current?.focus();
+    return () => opener?.focus?.();
+  }, []);
+  return (
+    <div
+      ref={ref}
+      role="dialog"
+      aria-label={label}
+      tabIndex={-1}
+      onKeyDown={(e) => {
+        // Escape inside an editor belongs to the editor; elsewhere it closes the panel.
+        if (e.key === "Escape" && !(e.target as HTMLElement).closest(".cm-editor")) onClose();
+      }}
+      className="fixed inset-y-0 right-0 z-40 w-full max-w-2xl overflow-y-auto border-l border-slate-200 bg-slate-50 p-4 shadow-2xl outline-none dark:border-slate-700 dark:bg-slate-950"
+    >
+      <div className="mb-2 flex justify-end">
+        <Button variant="ghost" className="px-2 py-1 text-xs" onClick={onClose}>
+          Close
+        </Button>
+      </div>
+      {children}
+    </div>
+  );
+}
+
 /** Jump straight to a page number (Enter applies). */
 function JumpToPage({ page, pages, onJump }: { page: number; pages: number; onJump: (page: number) => void }) {
   const [value, setValue] = useState(String(page));
@@ -503,13 +605,18 @@ function JumpToPage({ page, pages, onJump }: { page: number; pages: number; onJu
   );
 }
 
-/** Create or edit one document as JSON; edits are sent as a merge patch of what changed. */
+/**
+ * Create or edit one document, as a form built from the schema or as JSON (one toggle apart, the
+ * same text underneath); edits are sent as a merge patch of what changed.
+ */
 function DocumentEditor({ projectId, collection, editing, onDone }: { projectId: string; collection: CollectionDefinition; editing: Editing; onDone: () => void }) {
   const create = useCreateDocument(projectId, collection._id);
   const patch = usePatchDocument(projectId, collection._id);
   const original = editing.mode === "edit" ? editing.document : undefined;
   const [text, setText] = useState(() => (original ? JSON.stringify(original, null, 2) : template(collection)));
   const [notice, setNotice] = useState<string | undefined>();
+  const hasForm = orderedProperties(collection.schema).length > 0;
+  const [mode, setMode] = useState<"form" | "json">(hasForm ? "form" : "json");
   const ref = useRef<HTMLDivElement>(null);
   // A block body: newer browsers' scrollIntoView returns a promise, which is not a cleanup.
   useEffect(() => {
@@ -547,7 +654,31 @@ function DocumentEditor({ projectId, collection, editing, onDone }: { projectId:
         <form onSubmit={submit} className="space-y-4" noValidate aria-label={original ? "Edit document" : "New document"}>
           {mutation.error && <Alert>{apiError?.errors.length ? `${apiError.message}: the server refused the document.` : describeError(mutation.error)}</Alert>}
           {notice && <Alert tone="info">{notice}</Alert>}
-          <JsonField label="Document (JSON)" name="document" rows={14} value={text} onChange={setText} errors={[...localErrors, ...serverErrors]} />
+          {hasForm && (
+            <div role="group" aria-label="Editor" className="inline-flex rounded-md border border-slate-300 p-0.5 text-xs dark:border-slate-600">
+              {(["form", "json"] as const).map((m) => (
+                <button
+                  key={m}
+                  type="button"
+                  aria-pressed={mode === m}
+                  // The form needs an object: from broken JSON, fix the JSON first.
+                  disabled={m === "form" && !parsed.ok}
+                  onClick={() => setMode(m)}
+                  className={`rounded px-2.5 py-1 font-medium ${mode === m ? "bg-indigo-600 text-white" : "text-slate-700 hover:bg-slate-100 disabled:text-slate-400 dark:text-slate-200"}`}
+                >
+                  {m === "form" ? "Form" : "JSON"}
+                </button>
+              ))}
+            </div>
+          )}
+          {mode === "form" && parsed.ok ? (
+            <>
+              <SchemaForm schema={collection.schema} value={parsed.value} onChange={(next) => setText(JSON.stringify(next, null, 2))} errors={apiError?.errors ?? []} creating={!original} />
+              {localErrors.length > 0 && <Alert>{localErrors.join(" ")}</Alert>}
+            </>
+          ) : (
+            <JsonField label="Document (JSON)" name="document" rows={14} value={text} onChange={setText} errors={[...localErrors, ...serverErrors]} />
+          )}
           <div className="flex flex-wrap justify-end gap-2">
             <Button variant="secondary" onClick={onDone}>
               Cancel
