@@ -87,7 +87,8 @@ describe("files in document properties", () => {
     await until(() => blobFiles(server).blobs.length === blobs);
     const set = await send(`${docs("cards")}/c1/picture/`, form([["any", "newest", "newest.txt"]]), "PUT");
     expect(set.status, set.text).toBe(200);
-    expect(set.body.picture.name).toBe("newest.txt");
+    // A property path answers the property's value: here the file record (CONTRACT §5).
+    expect(set.body.name).toBe("newest.txt");
     await until(() => blobFiles(server).blobs.length === blobs);
     expect((await getBytes(server, `${docs("cards")}/c1/picture/content/`, project, token)).body.toString()).toBe("newest");
     // A JSON write that drops the property removes the file too.
