@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 import { expect, test } from "@playwright/test";
+import { openSse } from "../lib/testing/sse-client";
 import { stopProcessTree } from "./support/processes";
 import { api, createProjectViaApi, createTokenViaApi, signUpViaApi, uniqueEmail } from "./support/api";
 
@@ -99,6 +100,60 @@ test.describe("the Next door", () => {
       const head = await fetch(content, { method: "HEAD", headers });
       expect(head.status, base).toBe(200);
       expect(head.headers.get("content-length"), base).toBe(String(bytes.length));
+    }
+  });
+  test("both doors stream the change feed to an EventSource and resume it", async ({ page }) => {
+    const session = await signUpViaApi(uniqueEmail("feed"), "a door password");
+    const project = `feed-${Date.now().toString(36)}`;
+    await createProjectViaApi(session, project);
+    const made = await api("/api/collections/", { json: { _id: "notes", name: "Notes" }, session, project });
+    expect(made.status, JSON.stringify(made.body)).toBe(201);
+    const token = await createTokenViaApi(session, project, { allow: { read: ["notes"] } });
+    const feedPath = `/api/collections/notes/events/?token=${encodeURIComponent(token)}`;
+
+    for (const base of [NEXT_URL, process.env.E2E_BASE_URL!]) {
+      // EventSource cannot send X-Project: the page lives on the project's host (Chromium resolves
+      // *.localhost to loopback), and the token rides in the query, as a browser client does it.
+      const origin = base.replace("//localhost", `//${project}.localhost`);
+      await page.goto(`${origin}/api/info/`);
+      await page.evaluate((src) => {
+        const w = window as unknown as { feed: { open: boolean; events: { type: string; id: string; data: { _id: string } }[] }; feedSource: EventSource };
+        w.feed = { open: false, events: [] };
+        w.feedSource = new EventSource(src);
+        w.feedSource.onopen = () => (w.feed.open = true);
+        for (const type of ["created", "updated", "deleted"])
+          w.feedSource.addEventListener(type, (e) => w.feed.events.push({ type, id: (e as MessageEvent).lastEventId, data: JSON.parse((e as MessageEvent).data) }));
+      }, feedPath);
+      await page.waitForFunction(() => (window as unknown as { feed: { open: boolean } }).feed.open);
+
+      const note = await api("/api/collections/notes/documents/", { json: { text: `via ${base}` }, session, project });
+      expect(note.status).toBe(201);
+      const patched = await api(`/api/collections/notes/documents/${note.body._id}/`, { method: "PATCH", json: { text: "changed" }, session, project });
+      expect(patched.status).toBe(200);
+      await page.waitForFunction(() => (window as unknown as { feed: { events: unknown[] } }).feed.events.length >= 2, undefined, { timeout: 15_000 });
+      const events = await page.evaluate(() => {
+        const w = window as unknown as { feed: { events: { type: string; id: string; data: { _id: string; text: string } }[] }; feedSource: EventSource };
+        w.feedSource.close();
+        return w.feed.events;
+      });
+      expect(events.map((e) => [e.type, e.data._id, e.data.text]), base).toEqual([
+        ["created", note.body._id, `via ${base}`],
+        ["updated", note.body._id, "changed"],
+      ]);
+      expect(Number(events[1].id)).toBeGreaterThan(Number(events[0].id));
+
+      // Proxy-safe headers, and a resume after the first event gets the second, through this door.
+      const resumed = await openSse(`${base}${feedPath}&last_event_id=${events[0].id}`, { "x-project": project });
+      try {
+        expect(resumed.status, base).toBe(200);
+        expect(resumed.headers["content-type"], base).toMatch(/^text\/event-stream/);
+        expect(resumed.headers["cache-control"], base).toContain("no-cache");
+        expect(resumed.headers["x-accel-buffering"], base).toBe("no");
+        const [first] = await resumed.waitFor(1, 15_000);
+        expect([first.event, first.id, JSON.parse(first.data).text], base).toEqual(["updated", events[1].id, "changed"]);
+      } finally {
+        resumed.close();
+      }
     }
   });
 });
