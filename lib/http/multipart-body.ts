@@ -64,7 +64,19 @@ export async function readMultipart(request: Request, options: MultipartOptions 
   const pending: Promise<void>[] = [];
   let fieldBytes = 0;
   let failure: Error | undefined;
-  const fail = (error: Error) => (failure ??= error);
+  const source = Readable.fromWeb(request.body as import("node:stream/web").ReadableStream);
+  const fail = (error: Error) => {
+    if (failure) return;
+    failure = error;
+    // Stop parsing at the first failure: busboy would otherwise keep buffering every later
+    // field up to its limit (20 bodies of 14 x 15 MiB fields held ~1 GB). The rest of the body
+    // is read and dropped, so the client still gets the answer on its connection.
+    setImmediate(() => {
+      source.unpipe(parser);
+      source.resume();
+      parser.destroy();
+    });
+  };
 
   parser.on("partsLimit", () => fail(badRequest(`Multipart body has more than ${MAX_PARTS} parts`)));
   parser.on("filesLimit", () => fail(badRequest(`Multipart body has more than ${MAX_FILES} files`)));
@@ -109,8 +121,7 @@ export async function readMultipart(request: Request, options: MultipartOptions 
 
   await new Promise<void>((resolve, reject) => {
     parser.on("close", resolve);
-    parser.on("error", () => reject(badRequest("Malformed multipart body")));
-    const source = Readable.fromWeb(request.body as import("node:stream/web").ReadableStream);
+    parser.on("error", () => (failure ? resolve() : reject(badRequest("Malformed multipart body"))));
     source.on("error", reject);
     source.pipe(parser);
   });
