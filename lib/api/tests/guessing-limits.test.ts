@@ -1,5 +1,5 @@
 import { randomInt } from "node:crypto";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import { apiSuite } from "../../testing/api-suite";
 import { confirmationCodeOf, createToken, ownerWithProject, signUpUser, uniqueEmail } from "../../testing/fixtures";
 import { RATE_LIMIT_DEFAULTS } from "../../rate-limits/rate-limit-config";
@@ -15,6 +15,10 @@ process.env.ARCA_TRUST_PROXY = "true";
 process.env.ARCA_RATE_LIMIT_FAILURES_PER_IP = "1000";
 process.env.ARCA_RATE_LIMIT_SIGNUP_PER_IP = "1000";
 const t = apiSuite();
+afterAll(() => {
+  // Should this process run another file, it starts from the defaults again.
+  for (const name of ["ARCA_TRUST_PROXY", "ARCA_RATE_LIMIT_FAILURES_PER_IP", "ARCA_RATE_LIMIT_SIGNUP_PER_IP"]) delete process.env[name];
+});
 
 const narrowed = Object.keys(RATE_LIMIT_DEFAULTS);
 let saved: Record<string, string | undefined>;
