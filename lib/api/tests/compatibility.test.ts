@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createProject, createToken } from "../../testing/fixtures";
+import { createProject, createToken, ownerWithProject } from "../../testing/fixtures";
 import { apiSuite } from "../../testing/api-suite";
 
 /**
@@ -92,6 +92,18 @@ describe("collection property paths", () => {
     expect((await t.server.request("/api/collections/ghost/schema/properties/x/", as({ method: "PUT", json: {} }))).body).toEqual({ message: "Collection not found." });
     const reader = await createToken(t.server, t.owner.session, t.owner.project, { allow: { read: ["fixed"] } });
     expect((await t.server.request("/api/collections/fixed/name/", { project: t.owner.project, token: reader, method: "PUT", json: "x" })).status).toBe(403);
+  });
+});
+
+describe("cross-project", () => {
+  it("collection property paths and PUT without an id never reach another project", async () => {
+    const b = await ownerWithProject(t.server);
+    await t.server.request("/api/collections/", { project: b.project, token: b.token, json: { _id: "theirs", name: "Theirs" } });
+    expect((await t.server.request("/api/collections/theirs/name/", as())).body).toEqual({ message: "Collection not found." });
+    expect((await t.server.request("/api/collections/theirs/name/", as({ method: "PUT", json: "mine" }))).status).toBe(404);
+    expect((await t.server.request("/api/collections/theirs/name/", { project: b.project, token: t.owner.token, method: "PUT", json: "mine" })).status).toBe(401);
+    expect((await t.server.request(docs("theirs"), { project: b.project, token: t.owner.token, method: "PUT", json: { _id: "x" } })).status).toBe(401);
+    expect((await t.server.request("/api/collections/theirs/name/", { project: b.project, token: b.token })).body).toBe("Theirs");
   });
 });
 
