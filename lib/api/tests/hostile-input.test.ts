@@ -140,6 +140,9 @@ describe("bad input is a 4xx, never a 500 (issue 17 item 6)", () => {
       [`${docs("nul")}?text=a%00b`, {}],
       [`${docs("nul")}?filter=${encodeURIComponent('{"s":"a\\u0000"}')}`, {}],
       [`${docs("nul")}a%00b/`, { method: "PUT", json: {} }],
+      [`${docs("nul")}a%00b/`, {}],
+      ["/api/collections/a%00b/", {}],
+      ["/api/collections/a%00b/documents/", {}],
       [`${docs("nul")}`, { action: "update", json: { filter: {}, operation: { $set: { s: "\u0000" } } } }],
     ];
     for (const [path, options] of cases) {
