@@ -113,8 +113,8 @@ describe("the orphan sweep with many files on one document", () => {
     expect((await t.server.request("/api/collections/notes/documents/big/", { ...as, method: "DELETE" })).status).toBe(204);
     expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(MANY + 1);
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const swept = await sweepOrphanFiles({ batch: 1000 });
-    expect(swept.deleted).toBe(MANY + 1);
+    // Other test servers on this database sweep too (SKIP LOCKED shares the rows): assert the end state.
+    await sweepOrphanFiles({ batch: 1000 });
     expect(await countFiles(as.project)).toBe(0);
     expect(await filesSize(people)).toBe(0);
   });
@@ -125,8 +125,9 @@ describe("the orphan sweep with many files on one document", () => {
     await holdMany(as.project, "notes", "back", "back");
     await t.db.query("UPDATE files SET orphaned_at = now() - interval '1 hour' WHERE project_id = $1", [as.project]);
     const swept = await sweepOrphanFiles({ batch: 3000 });
-    expect(swept).toEqual({ deleted: 0, kept: MANY + 1 });
+    expect(swept.deleted).toBe(0);
     expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(0);
+    expect(await countFiles(as.project)).toBe(MANY + 1);
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/content/`, as)).text).toBe("returns");
   });
 
@@ -135,13 +136,13 @@ describe("the orphan sweep with many files on one document", () => {
     await attach(as, "notes", "edited", "stays");
     await holdMany(as.project, "notes", "edited", "edited");
     await t.db.query("UPDATE documents SET data = data - 'many' WHERE project_id = $1 AND id = 'edited'", [as.project]);
-    const { marked } = await markUnreferencedFiles();
-    expect(marked).toBeGreaterThanOrEqual(MANY);
+    await markUnreferencedFiles();
     expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(MANY);
     await t.db.query("UPDATE files SET orphaned_at = now() - interval '1 hour' WHERE project_id = $1 AND orphaned_at IS NOT NULL", [as.project]);
 
     const [a, b] = await Promise.all([sweepOrphanFiles({ batch: 500 }), sweepOrphanFiles({ batch: 500 })]);
-    expect(a.deleted + b.deleted).toBe(MANY);
+    // Each row deleted once: never more than there were (other servers' sweeps may take some).
+    expect(a.deleted + b.deleted).toBeLessThanOrEqual(MANY);
     expect(await countFiles(as.project)).toBe(1);
     expect(await filesSize(people)).toBe(5);
   });
