@@ -377,6 +377,62 @@ test("axe-core: no serious or critical violations on each dashboard page", async
   await scan("document panel");
 });
 
+test("projects: your role in the list, delete by typing the id; usage charts with limits; the API log with filters", async ({ page }) => {
+  test.setTimeout(120_000);
+  const email = uniqueEmail("v2usage");
+  const projectId = `v2u-${Date.now().toString(36)}`;
+  const session = await signUpViaApi(email, "usage password v2");
+  await createProjectViaApi(session, projectId, "Metered");
+  await createProjectViaApi(session, `${projectId}-x`, "Doomed");
+  const settings = (await api(`/api/user/projects/${projectId}/`, { session })).body.settings;
+  const patched = await api(`/api/user/projects/${projectId}/`, { session, method: "PATCH", json: { settings: { ...settings, debug: true, data_size_limit: 5_000_000 } } });
+  expect(patched.status).toBe(200);
+  for (let i = 0; i < 3; i++) await api("/api/collections/", { session, project: projectId });
+  expect((await api("/api/collections/nope/", { session, project: projectId })).status).toBe(404);
+  await signIn(page, email, "usage password v2");
+
+  await test.step("the list shows your role", async () => {
+    await expect(page.getByRole("link", { name: /Metered/ })).toContainText("Your role: owner");
+  });
+
+  await test.step("usage: three charts, the data limit drawn", async () => {
+    await page.goto(`/projects/${projectId}/usage`);
+    await expect(page.getByRole("img", { name: "Requests per hour" }).locator("svg").first()).toBeVisible();
+    await expect(page.getByRole("img", { name: "Bytes in and out per hour" }).locator("svg").first()).toBeVisible();
+    await expect(page.getByRole("img", { name: "Data and files size" })).toContainText("Data limit 4.77 MB");
+    await expect(page).toHaveTitle("Usage & logs · Metered · Arca");
+  });
+
+  await test.step("the API log: filter by status, method and path; request and response side by side", async () => {
+    await expect(async () => {
+      await page.reload();
+      await expect(page.getByTestId("debug-entry").first()).toBeVisible({ timeout: 1000 });
+    }).toPass({ timeout: 20_000 });
+    await page.getByLabel("Status").selectOption("4");
+    await expect(page.getByTestId("debug-entry")).toHaveCount(1);
+    await expect(page.getByTestId("debug-entry")).toContainText("/api/collections/nope/");
+    await page.getByLabel("Status").selectOption("");
+    await page.getByLabel("Method").selectOption("GET");
+    await page.getByLabel("Path contains").fill("collections/nope");
+    await expect(page.getByTestId("debug-entry")).toHaveCount(1);
+    await page.getByTestId("debug-entry").getByRole("button").click();
+    const detail = page.getByTestId("debug-detail");
+    await expect(detail.getByRole("region", { name: "Request" })).toBeVisible();
+    await expect(detail.getByRole("region", { name: "Response" })).toContainText("Collection not found.");
+  });
+
+  await test.step("delete a project by typing its id", async () => {
+    await page.goto(`/projects/${projectId}-x/settings`);
+    await page.getByRole("button", { name: "Delete project" }).click();
+    const dialog = page.getByRole("dialog", { name: `Delete the project ${projectId}-x?` });
+    await expect(dialog.getByRole("button", { name: "Delete project" })).toBeDisabled();
+    await dialog.getByLabel(`Type ${projectId}-x to confirm`).fill(`${projectId}-x`);
+    await dialog.getByRole("button", { name: "Delete project" }).click();
+    await expect(page).toHaveURL(/\/projects$/);
+    expect((await api(`/api/user/projects/${projectId}-x/`, { session })).status).toBe(404);
+  });
+});
+
 /** A GET with node:http, which (unlike fetch) does not decode the body: the encoding is seen as sent. */
 async function rawGet(path: string): Promise<{ encoding: string | undefined; body: Buffer }> {
   const http = await import("node:http");

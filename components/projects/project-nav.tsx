@@ -12,6 +12,7 @@ const SECTIONS = [
   { href: "/hooks", label: "Hooks" },
   { href: "/tokens", label: "Tokens" },
   { href: "/members", label: "Members" },
+  { href: "/usage", label: "Usage & logs" },
   { href: "/settings", label: "Settings" },
 ];
 

@@ -1,16 +1,17 @@
 "use client";
 
+import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { formatBytes, joinLimit, SIZE_UNITS, splitLimit, type SizeUnit } from "@/lib/client/format";
-import { useProject, useUpdateProject } from "@/lib/client/hooks";
+import { useDeleteProject, useProject, useUpdateProject } from "@/lib/client/hooks";
 import type { Project } from "@/lib/client/types";
 import { Alert, Button, Card, ConfirmDialog, inputClass, TextField } from "@/components/ui";
 
 const DURATION = /^(?:0?|\d+(?:ms|s|m|h|d))$/;
 
 /** Name and settings of a project, and its active switch (behind a confirmation). */
-export function ProjectSettingsView({ projectId, canEdit }: { projectId: string; canEdit: boolean }) {
+export function ProjectSettingsView({ projectId, canEdit, isOwner = false }: { projectId: string; canEdit: boolean; isOwner?: boolean }) {
   const { data: project, error, isPending } = useProject(projectId);
   if (isPending) return <p className="text-sm text-slate-500">Loading...</p>;
   if (error || !project) return <Alert>{describeError(error)}</Alert>;
@@ -19,6 +20,7 @@ export function ProjectSettingsView({ projectId, canEdit }: { projectId: string;
       {!canEdit && <Alert tone="info">Only the project&apos;s owner or an admin can change its settings.</Alert>}
       <SettingsForm key={project._id} project={project} canEdit={canEdit} />
       <StatusCard project={project} canEdit={canEdit} />
+      {isOwner && <DeleteProject projectId={project._id} />}
     </div>
   );
 }
@@ -270,5 +272,42 @@ function StatusCard({ project, canEdit }: { project: Project; canEdit: boolean }
         )}
       </ConfirmDialog>
     </Card>
+  );
+}
+
+/** Deleting a project takes its data and files: only after its id is typed. */
+function DeleteProject({ projectId }: { projectId: string }) {
+  const remove = useDeleteProject(projectId);
+  const router = useRouter();
+  const [open, setOpen] = useState(false);
+  const [typed, setTyped] = useState("");
+  const close = () => {
+    setOpen(false);
+    setTyped("");
+    remove.reset();
+  };
+  return (
+    <section className="rounded-lg border border-red-200 bg-white p-4 shadow-sm sm:p-6">
+      <h2 className="text-base font-semibold text-red-800">Delete this project</h2>
+      <p className="mt-1 text-sm text-slate-600">Its collections, documents, files, tokens and members go with it. This cannot be undone.</p>
+      <Button variant="danger" className="mt-4" onClick={() => setOpen(true)}>
+        Delete project
+      </Button>
+      <ConfirmDialog
+        open={open}
+        title={`Delete the project ${projectId}?`}
+        confirmLabel="Delete project"
+        busy={remove.isPending}
+        error={remove.error}
+        confirmDisabled={typed !== projectId}
+        onCancel={close}
+        onConfirm={() => typed === projectId && remove.mutate(undefined, { onSuccess: () => router.push("/projects") })}
+      >
+        <label htmlFor="confirm-project-id" className="block text-sm font-medium text-slate-700">
+          Type <span className="font-mono">{projectId}</span> to confirm
+        </label>
+        <input id="confirm-project-id" value={typed} autoComplete="off" spellCheck={false} onChange={(e) => setTyped(e.target.value)} className={`mt-1 ${inputClass} font-mono`} />
+      </ConfirmDialog>
+    </section>
   );
 }

@@ -9,7 +9,7 @@ import { useCreateProject, useProjects } from "@/lib/client/hooks";
 import { Alert, Badge, Button, Card, TextField } from "@/components/ui";
 
 /** The projects list and the create form, with the owner limit shown before it is reached. */
-export function ProjectsView({ ownedCount, limit }: { ownedCount: number; limit: number }) {
+export function ProjectsView({ ownedCount, limit, roles = {} }: { ownedCount: number; limit: number; roles?: Record<string, string> }) {
   const projects = useProjects();
   const atLimit = ownedCount >= limit;
   return (
@@ -48,7 +48,10 @@ export function ProjectsView({ ownedCount, limit }: { ownedCount: number; limit:
                         <p className="truncate font-medium text-slate-900">{project.name}</p>
                         <p className="truncate font-mono text-xs text-slate-500">{project._id}</p>
                       </div>
-                      {project.status.is_active ? <Badge tone="success">Active</Badge> : <Badge tone="danger">Inactive</Badge>}
+                      <div className="flex shrink-0 flex-wrap justify-end gap-1">
+                        {roles[project._id] && <Badge tone={roles[project._id] === "owner" ? "success" : "neutral"}>{`Your role: ${roles[project._id]}`}</Badge>}
+                        {project.status.is_active ? <Badge tone="success">Active</Badge> : <Badge tone="danger">Inactive</Badge>}
+                      </div>
                     </div>
                     <dl className="mt-3 grid grid-cols-2 gap-2 text-xs text-slate-600">
                       <div>

@@ -68,6 +68,18 @@ export function useUpdateProject(id: string) {
   });
 }
 
+/** Deletes a project with its data and files (owner only, CONTRACT §2). */
+export function useDeleteProject(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: () => apiFetch<void>(`/api/user/projects/${enc(id)}/`, { method: "DELETE" }),
+    onSuccess: () => {
+      client.removeQueries({ queryKey: queryKeys.project(id) });
+      void client.invalidateQueries({ queryKey: queryKeys.projects, exact: true });
+    },
+  });
+}
+
 // Tokens (`_tokens` of a project).
 
 const TOKENS = "/api/collections/_tokens/documents/";

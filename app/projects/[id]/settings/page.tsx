@@ -12,5 +12,5 @@ export default async function ProjectSettingsPage({ params }: { params: Promise<
   const user = await requireUser();
   const { id } = await params;
   const { role } = await getUserProject(user._id, id);
-  return <ProjectSettingsView projectId={id} canEdit={role !== "member"} />;
+  return <ProjectSettingsView projectId={id} canEdit={role !== "member"} isOwner={role === "owner"} />;
 }
