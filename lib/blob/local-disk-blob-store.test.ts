@@ -276,7 +276,7 @@ describe("local disk blob store", () => {
     const mine = await store.stage(Readable.from([Buffer.from("live")]));
     expect(mine.id).toContain(`.${processOwner()}.part`);
     const deadPid = spawnSync("true").pid!;
-    const dead = `${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}.${processOwner().replace(/-\d+$/, `-${deadPid}`)}.part`;
+    const dead = `${"0".repeat(8)}-0000-0000-0000-${"0".repeat(12)}.${`${processOwner().split("-")[0]}-${deadPid}`}.part`;
     const otherHost = `${"1".repeat(8)}-0000-0000-0000-${"0".repeat(12)}.ffffffff-${deadPid}.part`;
     const legacy = `${"2".repeat(8)}-0000-0000-0000-${"0".repeat(12)}.part`;
     for (const name of [dead, otherHost, legacy]) await writeFile(path.join(root, "files", "tmp", name), "x");

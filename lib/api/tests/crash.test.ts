@@ -186,7 +186,7 @@ describe("SIGKILL during uploads and writes", () => {
   it(`keeps every acknowledged write and leaves no stray bytes across ${KILLS} kills`, async () => {
     // Leftovers of an earlier crash, planted before the first start.
     const deadPid = spawnSync("true").pid!;
-    const deadOwner = processOwner().replace(/-\d+$/, `-${deadPid}`);
+    const deadOwner = `${processOwner().split("-")[0]}-${deadPid}`;
     fs.mkdirSync(path.join(dataDir, "files", "tmp"), { recursive: true });
     const deadTemp = path.join(dataDir, "files", "tmp", `${randomUUID()}.${deadOwner}.part`);
     fs.writeFileSync(deadTemp, "half an upload");
