@@ -6,6 +6,7 @@ import { checkSchema, parseJsonObject, schemaColumns } from "@/lib/client/json-e
 import type { CollectionDefinition, CollectionInput } from "@/lib/client/types";
 import { Alert, Button, JsonField, TextField } from "@/components/ui";
 import { checkRows, fromRows, IndexEditor, toRows, type IndexRow } from "./index-editor";
+import { SchemaProcessors } from "./schema-processors";
 
 const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
@@ -120,6 +121,7 @@ export function CollectionForm({
             Valid schema{schemaColumns(parsed.value).length ? `: ${schemaColumns(parsed.value).join(", ")}` : ""}.
           </p>
         )}
+        {parsed.ok && parsed.value && <SchemaProcessors schema={parsed.value} onChange={(next) => setSchemaText(JSON.stringify(next, null, 2))} errors={apiErrors} />}
         <IndexEditor rows={rows} onChange={setRows} serverErrors={serverFor("indexes")} suggestions={parsed.ok && parsed.value ? schemaColumns(parsed.value) : []} />
       </fieldset>
       {error ? (

@@ -3,12 +3,15 @@
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
-import { useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, type DocumentQuery } from "@/lib/client/hooks";
+import { queryKeys, useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, type DocumentQuery } from "@/lib/client/hooks";
 import { cellText, documentColumns, mergePatchDiff, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
 import type { ArcaDocument, CollectionDefinition } from "@/lib/client/types";
 import { Alert, Button, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
 import { FilterBuilder } from "./filter-builder";
 import { orderedProperties, SchemaForm } from "./schema-form";
+import { flashClass, useLiveFeed, type LiveFeed } from "@/lib/client/use-live-feed";
+import { LiveStatus } from "@/components/live/live-status";
+import { ProcessedOutputs } from "./processed-outputs";
 
 const PER_PAGE = 25;
 const PAGE_SIZES = [10, 25, 50, 100, 250];
@@ -81,6 +84,8 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
   const [hidden, setHidden] = useHiddenColumns(projectId, collectionId);
   const query: DocumentQuery = { page, perPage, sort, filter, text };
   const documents = useDocuments(projectId, collectionId, query);
+  // Of the system collections only _files has a change feed.
+  const live = useLiveFeed({ project: projectId, collection: collectionId, queryKeys: [queryKeys.documents(projectId, collectionId)], enabled: !collectionId.startsWith("_") || collectionId === "_files" });
 
   const definition = collection.data;
   const readOnly = READ_ONLY.has(collectionId);
@@ -118,6 +123,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
             editing={editing}
             onDone={() => setEditing(undefined)}
           />
+          {editing.mode === "edit" && <ProcessedOutputs projectId={projectId} schema={definition.schema} document={editing.document} />}
         </SidePanel>
       )}
 
@@ -218,6 +224,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
 
         <div className="mt-6">
           {allColumns.length > 1 && <ColumnPicker columns={allColumns} hidden={hidden} onChange={setHidden} />}
+          {(!collectionId.startsWith("_") || collectionId === "_files") && <LiveStatus feed={live} />}
           {collection.isError && <Alert>{describeError(collection.error)}</Alert>}
           {otherError && <Alert>{describeError(otherError)}</Alert>}
           {documents.isPending && <p className="text-sm text-slate-500">Loading documents...</p>}
@@ -235,6 +242,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               canDelete={!readOnly}
               stale={documents.isPlaceholderData || !!queryError}
               filtered={!!filter || !!text}
+              live={live}
             />
           )}
           {documents.data && (
@@ -286,6 +294,7 @@ function DocumentTable({
   canDelete,
   stale,
   filtered,
+  live,
 }: {
   projectId: string;
   collectionId: string;
@@ -300,6 +309,7 @@ function DocumentTable({
   canDelete: boolean;
   stale: boolean;
   filtered: boolean;
+  live?: LiveFeed;
 }) {
   const removeOne = useDeleteDocument(projectId, collectionId);
   const removeMany = useDeleteDocuments(projectId, collectionId);
@@ -379,7 +389,7 @@ function DocumentTable({
                 data-testid={`document-${document._id}`}
                 // A click on the row opens it (the Edit button is the keyboard's way to the same panel).
                 onClick={(e) => onEdit && !(e.target as HTMLElement).closest("button, input, a, label, select") && onEdit(document)}
-                className={`${onEdit ? "cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800" : ""} ${selected.has(document._id) ? "bg-indigo-50/50" : ""}`}
+                className={`${onEdit ? "cursor-pointer hover:bg-slate-50 dark:hover:bg-slate-800" : ""} ${selected.has(document._id) ? "bg-indigo-50/50" : ""} ${flashClass(live, document._id)}`}
               >
                 {canDelete && (
                   <td className="px-3 py-2">

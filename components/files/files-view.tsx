@@ -4,7 +4,9 @@ import { useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { downloadFile, uploadFile, type UploadHandle, type UploadTarget } from "@/lib/client/files";
 import { formatBytes } from "@/lib/client/format";
-import { useCollection, useCollections, useDeleteFile, useFiles, useFileUploaded } from "@/lib/client/hooks";
+import { queryKeys, useCollection, useCollections, useDeleteFile, useFiles, useFileUploaded } from "@/lib/client/hooks";
+import { flashClass, useLiveFeed } from "@/lib/client/use-live-feed";
+import { LiveStatus } from "@/components/live/live-status";
 import { fileProperties } from "@/lib/client/json-editing";
 import type { FileRecord } from "@/lib/client/types";
 import { Alert, Badge, Button, Card, ConfirmDialog, SelectField, TextField } from "@/components/ui";
@@ -288,18 +290,19 @@ function DownloadButton({ projectId, file, compact }: { projectId: string; file:
 function FileList({ projectId, selected, onSelect }: { projectId: string; selected?: FileRecord; onSelect: (file: FileRecord | undefined) => void }) {
   const [page, setPage] = useState(1);
   const files = useFiles(projectId, page);
+  const live = useLiveFeed({ project: projectId, collection: "_files", queryKeys: [queryKeys.files(projectId)] });
   const remove = useDeleteFile(projectId);
   const [deleting, setDeleting] = useState<FileRecord | undefined>();
   const items = files.data?.items ?? [];
   return (
-    <Card title="Files" description="Every file of the project: uploaded here or onto document properties.">
+    <Card title="Files" description="Every file of the project: uploaded here or onto document properties." actions={<LiveStatus feed={live} />}>
       {files.isPending && <p className="text-sm text-slate-500">Loading files...</p>}
       {files.isError && <Alert>{describeError(files.error)}</Alert>}
       {files.data && items.length === 0 && <p className="text-sm text-slate-500">No files yet.</p>}
       {items.length > 0 && (
         <ul className="divide-y divide-slate-100" aria-label="Files">
           {items.map((file) => (
-            <li key={file._id} className="flex flex-wrap items-center justify-between gap-2 py-3" data-testid={`file-${file._id}`}>
+            <li key={file._id} className={`flex flex-wrap items-center justify-between gap-2 py-3 ${flashClass(live, file._id)}`} data-testid={`file-${file._id}`}>
               <div className="min-w-0 flex-1">
                 <button
                   type="button"
