@@ -1,3 +1,4 @@
+import { runAsBackground } from "./db/pool";
 import { stopFeedHub } from "./feed/feed-hub";
 import { startFileWorkers } from "./files/file-workers";
 import { startHookWorkers } from "./hooks/hook-workers";
@@ -22,11 +23,14 @@ const holder = globalThis as typeof globalThis & { __arcaWorkers?: BackgroundWor
 
 export function startBackgroundWorkers(): BackgroundWorkers {
   if (holder.__arcaWorkers) return holder.__arcaWorkers;
-  const files = startFileWorkers();
-  const stopCompaction = startCounterCompaction();
-  const usage = startUsageWorkers();
-  const hooks = startHookWorkers();
-  const stopOutboxMaintenance = startOutboxMaintenance();
+  // Everything the workers start runs on the worker pool (no API statement timeout).
+  const { files, stopCompaction, usage, hooks, stopOutboxMaintenance } = runAsBackground(() => ({
+    files: startFileWorkers(),
+    stopCompaction: startCounterCompaction(),
+    usage: startUsageWorkers(),
+    hooks: startHookWorkers(),
+    stopOutboxMaintenance: startOutboxMaintenance(),
+  }));
   let stopped: Promise<void> | undefined;
   const workers: BackgroundWorkers = {
     // Once per process (server.ts's `close` and the shutdown path both ask), and bounded: a

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 import { PrismaPg } from "@prisma/adapter-pg";
 import { PrismaClient } from "../generated/prisma/client.ts";
@@ -9,6 +10,8 @@ import { PrismaClient } from "../generated/prisma/client.ts";
  */
 interface Database {
   pool: pg.Pool;
+  /** For background workers: the same database without the API's statement timeout. */
+  workerPool: pg.Pool;
   prisma: PrismaClient;
 }
 
@@ -28,9 +31,23 @@ export function connectDatabase(url: string): Database {
     statement_timeout: statementTimeoutMs(),
   });
   pool.on("error", (error) => console.error(`db: idle client error: ${error.message}`));
+  // Workers (sweeps, flushes, compaction, deliveries) are not requests: a long batch is theirs to
+  // take, and their connections cannot starve the API's. Few, opened on demand.
+  const workerPool = new pg.Pool({ connectionString: url, max: Number(process.env.ARCA_PG_WORKER_POOL_SIZE || 5) });
+  workerPool.on("error", (error) => console.error(`db: idle worker client error: ${error.message}`));
   const prisma = new PrismaClient({ adapter: new PrismaPg(pool) });
-  holder.__arcaDatabase = { pool, prisma };
+  holder.__arcaDatabase = { pool, workerPool, prisma };
   return holder.__arcaDatabase;
+}
+
+const background = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `start` (and every timer and promise it creates, however late) as background work:
+ * `pool()` there is the worker pool, without the API's statement timeout.
+ */
+export function runAsBackground<T>(start: () => T): T {
+  return background.run(true, start);
 }
 
 /** ARCA_STATEMENT_TIMEOUT_MS: per statement on the pool; default 5,000 ms, 0 for none. */
@@ -46,7 +63,7 @@ function database(): Database {
   return connectDatabase(url);
 }
 
-export const pool = (): pg.Pool => database().pool;
+export const pool = (): pg.Pool => (background.getStore() ? database().workerPool : database().pool);
 export const prisma = (): PrismaClient => database().prisma;
 
 export async function disconnectDatabase(): Promise<void> {
@@ -55,5 +72,6 @@ export async function disconnectDatabase(): Promise<void> {
   if (db) {
     await db.prisma.$disconnect().catch(() => {});
     await db.pool.end().catch(() => {});
+    await db.workerPool.end().catch(() => {});
   }
 }

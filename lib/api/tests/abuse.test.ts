@@ -1,4 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
+import { pool, runAsBackground } from "../../db/pool";
 import { apiSuite } from "../../testing/api-suite";
 import { ownerWithProject } from "../../testing/fixtures";
 import { multipartBody, rawRequest } from "../../testing/raw-request";
@@ -67,6 +68,13 @@ describe("abuse: one limit each", () => {
     expect(res.headers.get("retry-after")).toBe("5");
     expect(res.body.message).toMatch(/time limit/);
     expect((await t.server.request(docs("slow"), as())).status).toBe(200);
+  });
+
+  it("background work runs on its own pool, without the API's statement timeout", async () => {
+    const api = await pool().query("SELECT pg_sleep(1.3)").catch((error: { code?: string }) => error.code);
+    expect(api).toBe("57014");
+    const background = await runAsBackground(() => pool().query("SELECT pg_sleep(1.3) AS slept"));
+    expect(background.rows).toEqual([{ slept: "" }]);
   });
 
   it("an unrelated project's simple GET answers while another project runs the worst filter it can", async () => {
