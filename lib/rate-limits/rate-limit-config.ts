@@ -15,7 +15,7 @@ export interface RateLimitConfig {
   failuresPerIp: number;
   /** Wrong codes sent with `email` before that address's code is void. */
   codeTries: number;
-  /** Honour X-Forwarded-For (the first hop) as the client address: only behind a proxy that sets it. */
+  /** Honour X-Forwarded-For (its last address, the proxy's) as the client address: only behind such a proxy. */
   trustProxy: boolean;
 }
 

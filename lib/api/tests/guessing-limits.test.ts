@@ -33,7 +33,8 @@ afterEach(() => {
 });
 
 const freshIp = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(1, 255)}`;
-const from = (ip: string) => ({ "x-forwarded-for": `${ip}, 192.0.2.1` });
+// The proxy in front appends the address it saw; what the client sent itself comes first.
+const from = (ip: string) => ({ "x-forwarded-for": `192.0.2.${randomInt(1, 255)}, ${ip}` });
 
 function expectTooMany(answer: { status: number; headers: Headers; body: any }, windowSeconds: number) {
   expect(answer.status).toBe(429);
