@@ -264,3 +264,57 @@ test("hooks: create in the UI, deliveries to a local receiver, test, redeliver, 
 
   expect(urls.filter((u) => u.includes(secret) || u.includes(encodeURIComponent(secret)))).toEqual([]);
 });
+
+test("hooks: a member sees hooks and deliveries but cannot change, test or redeliver", async ({ browser }) => {
+  const owner = await signUpViaApi(uniqueEmail("hook-owner"), "owner password");
+  const memberEmail = uniqueEmail("hook-member");
+  const memberPassword = "member password";
+  const memberSession = await signUpViaApi(memberEmail, memberPassword);
+  const projectId = `hookm-${Date.now().toString(36)}`;
+  await createProjectViaApi(owner, projectId, "Members shop");
+  const invited = await api("/api/collections/_users/documents/", { json: { _id: memberEmail, role: "member" }, session: owner, project: projectId });
+  expect(invited.status, JSON.stringify(invited.body)).toBe(201);
+  expect((await api("/api/collections/", { json: { _id: "orders" }, session: owner, project: projectId })).status).toBe(201);
+  const hook = await api("/api/collections/_hooks/documents/", {
+    json: { name: "Audit", collection: "orders", url: `http://127.0.0.1:${port}/audit`, secret: "whsec_c2VjcmV0IG9mIHRoZSBvd25lcg==" },
+    session: owner,
+    project: projectId,
+  });
+  expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+  await api("/api/collections/orders/documents/", { json: { total: 1 }, session: owner, project: projectId });
+
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  try {
+    await page.goto("/signin");
+    await page.getByLabel("E-mail").fill(memberEmail);
+    await page.getByLabel("Password").fill(memberPassword);
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await expect(page).toHaveURL(/\/projects$/);
+    const base = `/projects/${projectId}/hooks`;
+    await page.goto(base);
+    const item = page.getByTestId(`hook-${hook.body._id}`);
+    await expect(item).toContainText("Audit");
+    await expect(item.getByTestId("last-delivery")).toContainText("success", { timeout: 20_000 });
+    await expect(page.getByRole("link", { name: "New hook" })).toHaveCount(0);
+
+    await item.getByRole("link", { name: "Audit" }).click();
+    await expect(page.getByRole("heading", { name: "Audit" })).toBeVisible();
+    await expect(deliveries(page)).toHaveCount(1);
+    await expect(page.getByRole("button", { name: "Send test" })).toHaveCount(0);
+    await expect(page.getByRole("link", { name: "Edit" })).toHaveCount(0);
+    await expect(page.getByRole("switch")).toHaveCount(0);
+    await expect(page.getByRole("button", { name: /^Redeliver/ })).toHaveCount(0);
+    // A member learns that a secret exists, never the secret.
+    await expect(page.getByRole("definition").filter({ hasText: /^yes$/ })).toBeVisible();
+    expect((await api(`/api/collections/_hooks/documents/${hook.body._id}/`, { session: memberSession, project: projectId })).body.secret).toBe("********");
+    await expect(page.getByText("whsec_")).toHaveCount(0);
+
+    for (const path of [`${base}/new`, `${base}/${hook.body._id}/edit`]) {
+      const response = await page.goto(path);
+      expect(response?.status(), path).toBe(404);
+    }
+  } finally {
+    await context.close();
+  }
+});

@@ -47,8 +47,9 @@ function HookSummary({ projectId, hook, canManage, base }: { projectId: string; 
   const router = useRouter();
   const [deleting, setDeleting] = useState(false);
   const label = hook.name || hook._id;
-  // The switch shows what was asked at once; the hook's answer (or an error) settles it.
-  const requestedActive = update.isPending ? update.variables?.patch.is_active : undefined;
+  // The switch shows what was asked at once (a controlled input would snap back until the
+  // mutation's pending state renders); the hook's answer, or an error, settles it.
+  const [requestedActive, setRequestedActive] = useState<boolean | undefined>();
 
   return (
     <Card
@@ -110,7 +111,10 @@ function HookSummary({ projectId, hook, canManage, base }: { projectId: string; 
                   className="h-5 w-5 accent-indigo-600"
                   checked={requestedActive ?? hook.is_active}
                   disabled={update.isPending}
-                  onChange={(e) => update.mutate({ id: hook._id, patch: { is_active: e.target.checked } })}
+                  onChange={(e) => {
+                    setRequestedActive(e.target.checked);
+                    update.mutate({ id: hook._id, patch: { is_active: e.target.checked } }, { onSettled: () => setRequestedActive(undefined) });
+                  }}
                 />
                 Active
               </label>
