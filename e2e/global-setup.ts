@@ -45,6 +45,10 @@ export default async function globalSetup(_config: FullConfig) {
     NEXT_TELEMETRY_DISABLED: "1",
     // The hooks spec delivers to a receiver on 127.0.0.1, which the SSRF guard refuses otherwise.
     ARCA_HOOKS_ALLOW_PRIVATE: "true",
+    // Every spec signs up and probes from 127.0.0.1: per-IP guessing limits would add up across the
+    // run (lib/api/tests/guessing-limits.test.ts tests them); per-address limits stay on.
+    ARCA_RATE_LIMIT_SIGNUP_PER_IP: "0",
+    ARCA_RATE_LIMIT_FAILURES_PER_IP: "0",
   };
   delete env.DATABASE_URL;
   delete env.ARCA_SECRET;
