@@ -15,8 +15,9 @@ import type { ApiEnv } from "./env";
  * for no project query.
  *
  * It also counts failed token and session checks per client address: a request that presented
- * credentials that were not recognised and ends 401 is one failure; past the limit such requests answer 429 (with
- * Retry-After) until the window ends, valid credentials included, so a guess cannot be confirmed.
+ * credentials that resolved no principal and ends 401 is one failure; past the limit requests
+ * with credentials answer 429 (with Retry-After) until the window ends, valid credentials
+ * included, so a guess cannot be confirmed.
  */
 export const readRequestContext: MiddlewareHandler<ApiEnv> = async (c, next) => {
   c.set("projectId", projectFromHost(c.req.header("host"), config().baseDomain) ?? headerProject(c));
