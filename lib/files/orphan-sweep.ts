@@ -68,13 +68,16 @@ export const FILE_IDS_PATH = "strict $.** ? (exists(@._id))._id";
  * The safety net for rows edited by hand or a bug: marks the files of documents that are gone or
  * no longer hold their record, and unmarks marked files held again. Linear: each document that
  * has files is walked once (its file ids extracted in one jsonpath pass, then a hash anti-join),
- * never once per file. Runs at start-up and hourly (lib/files/file-workers.ts), not every minute.
+ * never once per file; documents without files are never read. Runs at start-up and hourly
+ * (lib/files/file-workers.ts), not every minute.
  */
 export async function markUnreferencedFiles(): Promise<{ marked: number; unmarked: number }> {
+  // Driven from `files`: documents without files are never read.
   const refs = raw(`refs AS (
       SELECT DISTINCT d.project_id, d.collection_id, d.id AS document_id, r.value #>> '{}' AS file_id
-      FROM documents d CROSS JOIN LATERAL jsonb_path_query(d.data, '${FILE_IDS_PATH}') AS r(value)
-      WHERE EXISTS (SELECT 1 FROM files f WHERE f.project_id = d.project_id AND f.collection_id = d.collection_id AND f.document_id = d.id)
+      FROM (SELECT DISTINCT project_id, collection_id, document_id FROM files WHERE collection_id <> '_files') fd
+      JOIN documents d ON d.project_id = fd.project_id AND d.collection_id = fd.collection_id AND d.id = fd.document_id
+      CROSS JOIN LATERAL jsonb_path_query(d.data, '${FILE_IDS_PATH}') AS r(value)
     )`);
   const held = raw(`EXISTS (SELECT 1 FROM refs WHERE refs.project_id = f.project_id AND refs.collection_id = f.collection_id
       AND refs.document_id = f.document_id AND refs.file_id = f.id)`);
