@@ -36,3 +36,11 @@ describe("compileSort", () => {
     );
   });
 });
+
+describe("parseSort: hostile keys", () => {
+  it("refuses __proto__ segments and more than 32 keys", () => {
+    expect(() => parseSort("a.__proto__")).toThrow(/__proto__/);
+    expect(() => parseSort(Array.from({ length: 33 }, (_, i) => `k${i}`).join(","))).toThrow("sort takes at most 32 keys");
+    expect(parseSort(Array.from({ length: 32 }, (_, i) => `k${i}`).join(","))).toHaveLength(33);
+  });
+});

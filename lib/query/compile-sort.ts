@@ -1,6 +1,10 @@
 import { badRequest } from "@/lib/errors";
 import { join, raw, sql, type Sql } from "@/lib/db/sql";
 import { pathExpression } from "./compile-filter";
+import { checkPropertyName } from "./json-input";
+
+/** As lib/lists/list-query.ts: each key is an ORDER BY expression to plan. */
+const MAX_SORT_KEYS = 32;
 
 export interface SortKey {
   path: string[];
@@ -18,8 +22,10 @@ export function parseSort(sortParam: string | null | undefined): SortKey[] {
     if (descending || name.startsWith("+")) name = name.slice(1);
     const path = name.split(".");
     if (path.some((segment) => segment === "")) throw badRequest(`Invalid sort key: ${JSON.stringify(item)}`);
+    for (const segment of path) checkPropertyName(segment, "sort");
     if (keys.some((key) => key.path.join(".") === name)) continue;
     keys.push({ path, descending });
+    if (keys.length > MAX_SORT_KEYS) throw badRequest(`sort takes at most ${MAX_SORT_KEYS} keys`);
   }
   // The unique `_id` makes the order total, so pages never overlap or skip.
   if (!keys.some((key) => key.path.length === 1 && key.path[0] === "_id")) keys.push({ path: ["_id"], descending: false });
