@@ -43,6 +43,14 @@ test.afterAll(async () => {
   await new Promise((resolve) => receiver.close(resolve));
 });
 
+/** No serious or critical axe-core violation on the page as it is now. */
+async function scan(page: Page, label: string) {
+  const { default: AxeBuilder } = await import("@axe-core/playwright");
+  const result = await new AxeBuilder({ page }).analyze();
+  const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  expect(serious, label).toEqual([]);
+}
+
 const deliveries = (page: Page) => page.getByRole("list", { name: "Deliveries" }).getByRole("listitem").filter({ has: page.getByTestId("response-code") });
 
 test("hooks: create in the UI, deliveries to a local receiver, test, redeliver, filter, edit, delete", async ({ page, context }) => {
@@ -112,6 +120,7 @@ test("hooks: create in the UI, deliveries to a local receiver, test, redeliver, 
     await expect(form.getByText("X-Hook-ID: is not a header a hook may set")).toBeVisible();
     await expect(page).toHaveURL(`${base}/hooks/new`);
     await snap(page, "hook-form-errors");
+    await scan(page, "hook form with errors");
 
     await form.getByLabel("Conditions (JSON Schema)", { exact: true }).fill('{"properties": {"total": {"minimum": 100}}}');
     await form.getByRole("button", { name: "Remove header 2" }).click();
@@ -184,6 +193,7 @@ test("hooks: create in the UI, deliveries to a local receiver, test, redeliver, 
     await expect(row.getByRole("region", { name: "Response" })).toContainText("HTTP 204 in");
     await expect(row.getByRole("region", { name: "Response" })).toContainText("x-receiver: e2e");
     await snap(page, "hook-deliveries", { phone: true });
+    await scan(page, "hook deliveries");
   });
 
   await test.step("Send test delivers a sample now", async () => {
@@ -239,6 +249,7 @@ test("hooks: create in the UI, deliveries to a local receiver, test, redeliver, 
     await expect(item.getByTestId("last-delivery")).toContainText("success");
     await expect(item.getByTestId("last-delivery")).toContainText("204");
     await snap(page, "hooks-list", { phone: true });
+    await scan(page, "hooks list");
 
     await item.getByRole("link", { name: "Big orders" }).click();
     await page.getByRole("link", { name: "Edit" }).click();

@@ -63,7 +63,7 @@ function HookRow({ projectId, hook, href }: { projectId: string; hook: Hook; hre
       <div className="text-left text-xs sm:text-right" data-testid="last-delivery">
         <span className="sr-only">Last delivery: </span>
         {last.isPending ? (
-          <span className="text-slate-400">...</span>
+          <span className="text-slate-500">...</span>
         ) : last.isError ? (
           <span className="text-red-600">{describeError(last.error)}</span>
         ) : last.data ? (
