@@ -38,9 +38,11 @@ export function liveFeedUrl(project: string, collection: string, lastEventId?: s
  * and marks the document's id for a short flash.
  *
  * Never misses a change: the browser's own reconnection sends `Last-Event-ID` (the feed's first
- * message gives a position even before any change), and whenever a feed starts afresh (the
- * first connection, or after the server refused a resume: 410 once events expired) the lists
- * are refetched once it is open, covering what happened before it.
+ * message gives a position even before any change); after the system went offline, or the
+ * browser gave up on an error answer, the hook reopens with `?last_event_id=` of the last change
+ * it saw; and whenever a feed starts afresh (the first connection, no change seen yet, or the
+ * server refused the resume: 410 once events expired) the lists are refetched once it is open,
+ * covering what happened before it.
  */
 export function useLiveFeed({ project, collection, queryKeys, enabled = true }: { project: string; collection: string; queryKeys: QueryKey[]; enabled?: boolean }): LiveFeed {
   const client = useQueryClient();
@@ -114,19 +116,33 @@ export function useLiveFeed({ project, collection, queryKeys, enabled = true }: 
         // gave up. Try once to resume from the last change seen, then start afresh (and refetch).
         feed.close();
         failures += 1;
-        const from = failures === 1 ? lastId : undefined;
+        const from = failures === 1 && !resumeFrom ? lastId : undefined;
         if (failures > 1) lastId = undefined;
         retry = setTimeout(() => connect(from), Math.min(MAX_BACKOFF_MS, 500 * 2 ** (failures - 1)));
       };
     };
-    // Back online: do not wait out a backoff.
+    // The system says the network is gone: the stream is dead even if no error surfaced yet (a
+    // half-open TCP connection can stay silent until the next ping; DevTools' offline emulation
+    // leaves it open). Close it and, once back online, resume at once from the last change seen.
+    let away = false;
+    const offline = () => {
+      away = true;
+      source?.close();
+      clearTimeout(retry);
+      retry = undefined;
+      setStatus("reconnecting");
+    };
     const online = () => {
-      if (retry) connect(lastId);
+      if (!away && !retry) return;
+      away = false;
+      connect(lastId);
     };
 
     connect();
+    window.addEventListener("offline", offline);
     window.addEventListener("online", online);
     return () => {
+      window.removeEventListener("offline", offline);
       window.removeEventListener("online", online);
       source?.close();
       clearTimeout(retry);
