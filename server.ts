@@ -5,6 +5,7 @@ import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { apiApp } from "./lib/api/app";
 import { startBackgroundWorkers } from "./lib/background-workers";
+import { checkFileBlobStore } from "./lib/files/file-blob-store";
 
 type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 
@@ -13,6 +14,7 @@ type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: ()
  * handler pipeline costs ~1 ms of CPU per request); everything else to Next. No logic here.
  */
 export async function startServer(options: { port: number; dev?: boolean; withDashboard?: boolean }) {
+  await checkFileBlobStore(); // a misconfigured S3 store stops the start with its reason
   const api = getRequestListener(apiApp().fetch);
   let dashboard: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   if (options.withDashboard !== false) {
@@ -34,7 +36,7 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
   }
   const server = http.createServer((req, res) => {
     // `GET *` (a request-target that is no path) is for OPTIONS to a proxy, never for us.
-    if (!req.url?.startsWith("/")) return void res.writeHead(400, { "content-type": "text/plain" }).end("Bad request");
+    if (!req.url?.startsWith("/")) return void res.writeHead(400, { "content-type": "application/json" }).end('{"message":"Bad request"}');
     if (req.url === "/api" || req.url?.startsWith("/api/") || req.url?.startsWith("/api?")) return void api(req, res);
     if (dashboard) return void dashboard(req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");

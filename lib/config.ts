@@ -1,3 +1,4 @@
+import fs from "node:fs";
 import path from "node:path";
 
 /** Process configuration, read from the environment once (CONTRACT §12). */
@@ -11,6 +12,8 @@ export interface Config {
   smtpUrl: string | undefined;
   adminEmail: string | undefined;
   adminPassword: string | undefined;
+  /** Where file bytes live: `ARCA_BLOB_STORE`, else what `arca blobs migrate` recorded, else the local disk. */
+  blobStore: "local" | "s3";
 }
 
 const GiB = 1024 ** 3;
@@ -26,7 +29,21 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
     smtpUrl: env.SMTP_URL || undefined,
     adminEmail: env.ARCA_ADMIN_EMAIL || undefined,
     adminPassword: env.ARCA_ADMIN_PASSWORD || undefined,
+    blobStore: blobStoreFrom(env.ARCA_BLOB_STORE, path.resolve(/*turbopackIgnore: true*/ env.ARCA_DATA_DIR || "./data")),
   };
+}
+
+function blobStoreFrom(value: string | undefined, dataDir: string): "local" | "s3" {
+  let chosen = value;
+  if (!chosen) {
+    try {
+      chosen = fs.readFileSync(path.join(dataDir, "blob-store"), "utf8").trim();
+    } catch {
+      chosen = "local";
+    }
+  }
+  if (chosen !== "local" && chosen !== "s3") throw new Error(`ARCA_BLOB_STORE must be "local" or "s3", not ${JSON.stringify(chosen)}`);
+  return chosen;
 }
 
 function intFrom(value: string | undefined, fallback: number): number {

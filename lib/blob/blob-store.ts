@@ -69,6 +69,15 @@ export interface BlobStore {
    * Returns how many went. Pick an age far above the longest upload stall.
    */
   sweepTemp(olderThanMs: number): Promise<number>;
+  /** Removes staged bytes whose writing process is gone (start-up, after a crash); returns how many. */
+  sweepDeadTemp(): Promise<number>;
+  /** Every committed key, in no particular order. */
+  listKeys(): AsyncIterable<string>;
+  /**
+   * The local file behind a key, when the store has one (the local disk), for serving it the
+   * fastest way (straight into the socket); stores without files leave it out.
+   */
+  pathOf?(key: string): string;
 }
 
 /** Thrown (rejected) when a blob outgrows `maxBytes`; the caller answers 413. */

@@ -37,10 +37,6 @@ export interface LocalDiskBlobStore extends BlobStore {
    * Throws InvalidBlobKeyError for a key that could leave the root.
    */
   pathOf(key: string): string;
-  /** Removes staged bytes whose writing process is gone (start-up, after a crash); returns how many. */
-  sweepDeadTemp(): Promise<number>;
-  /** Every committed key, in no particular order (a walk of the fan-out directories). */
-  listKeys(): AsyncIterable<string>;
 }
 
 /**

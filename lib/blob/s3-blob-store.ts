@@ -30,6 +30,7 @@ import {
 } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import { blobMeter } from "./blob-meter";
+import { isDeadOwner, OWNER_PATTERN, processOwner } from "./process-owner";
 import {
   assertBlobKey,
   DEFAULT_HEAD_BYTES,
@@ -56,8 +57,6 @@ export interface S3Settings {
 export interface S3BlobStore extends BlobStore {
   /** Throws with a clear message when the bucket cannot be reached with these settings. */
   check(): Promise<void>;
-  /** Every committed key (for start-up cleanup and `blobs migrate`), page by page. */
-  listKeys(): AsyncIterable<string>;
 }
 
 const PART_SIZE = 8 * 1024 * 1024;
@@ -65,7 +64,8 @@ const QUEUE_SIZE = 4;
 // CopyObject copies at most 5 GiB in one request; larger blobs copy part by part.
 const MAX_SINGLE_COPY = 5 * 1024 ** 3;
 const COPY_PART = 512 * 1024 ** 2;
-const STAGED = /^staging\/[0-9a-f-]{36}$/;
+// `staging/<uuid>.<owner>`: the writing process, so a dead one's leftovers go at the next start.
+const STAGED = new RegExp(`^staging/[0-9a-f-]{36}\\.(${OWNER_PATTERN})$`);
 
 export function createS3BlobStore(settings: S3Settings): S3BlobStore {
   const client = new S3Client({
@@ -110,7 +110,7 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
   }
 
   async function stage(source: BlobSource, options: StageOptions = {}): Promise<StagedBlob> {
-    const id = `staging/${randomUUID()}`;
+    const id = `staging/${randomUUID()}.${processOwner()}`;
     const written = await upload(id, source, options);
     return { id, ...written };
   }
@@ -202,6 +202,17 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
     return removed;
   }
 
+  async function sweepDeadTemp(): Promise<number> {
+    let removed = 0;
+    for await (const object of list("staging/")) {
+      const owner = STAGED.exec(object.Key!)?.[1];
+      if (!owner || !isDeadOwner(owner)) continue;
+      await client.send(new DeleteObjectCommand({ Bucket, Key: object.Key! }));
+      removed++;
+    }
+    return removed;
+  }
+
   async function* list(Prefix: string) {
     let ContinuationToken: string | undefined;
     for (;;) {
@@ -222,6 +233,7 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
     exists: async (key) => (await stat(key)) !== undefined,
     delete: remove,
     sweepTemp,
+    sweepDeadTemp,
     async check() {
       try {
         await client.send(new HeadBucketCommand({ Bucket }));

@@ -83,12 +83,20 @@ export async function fileResponse(request: Request, row: FileRow, outgoing?: Se
     touchFile(row.project_id, row.id);
     return new Response(null, { status, headers });
   }
+  if (!store.pathOf) {
+    // A store without local files (S3): a ranged read of exactly the span.
+    const stream = await store.read(row.blob_key, span);
+    if (!stream) throw notFound("File content not found.");
+    touchFile(row.project_id, row.id);
+    if (outgoing) return sendDirect(outgoing, stream, status, headers);
+    return new Response(toWeb(stream), { status, headers });
+  }
   // The local store hands out the path: read it straight into a pull-based web stream (one
   // layer instead of fs stream -> Readable.toWeb, which ran at a fraction of the speed for 1 GiB).
   const handle = await open(store.pathOf(row.blob_key), "r").catch(() => undefined);
   if (!handle) throw notFound("File content not found.");
   touchFile(row.project_id, row.id);
-  if (outgoing) return sendDirect(outgoing, handle, span, status, headers);
+  if (outgoing) return sendDirect(outgoing, handle.createReadStream({ start: span.start, end: span.end, highWaterMark: READ_CHUNK }), status, headers);
   return new Response(fileBody(handle, span.start, span.end), { status, headers });
 }
 
@@ -98,8 +106,7 @@ export async function fileResponse(request: Request, row: FileRow, outgoing?: Se
  * ~0.9x of nginx). The returned marker tells node-server the answer is already on its way; it
  * keeps the length so usage metering still counts the bytes.
  */
-function sendDirect(outgoing: ServerResponse, handle: FileHandle, span: { start: number; end: number }, status: number, headers: Headers): Response {
-  const stream = handle.createReadStream({ start: span.start, end: span.end, highWaterMark: READ_CHUNK });
+function sendDirect(outgoing: ServerResponse, stream: Readable, status: number, headers: Headers): Response {
   outgoing.writeHead(status, Object.fromEntries(headers));
   stream.on("error", () => outgoing.destroy());
   outgoing.on("close", () => stream.destroy());

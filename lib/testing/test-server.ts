@@ -2,6 +2,7 @@ import fs from "node:fs";
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
+import { CreateBucketCommand, S3Client } from "@aws-sdk/client-s3";
 import { inject } from "vitest";
 import { resetConfig } from "../config";
 import { connectDatabase, disconnectDatabase } from "../db/pool";
@@ -17,6 +18,8 @@ export interface TestServer {
   url: string;
   port: number;
   dataDir: string;
+  /** Set when the suite runs with its bytes in S3 (ARCA_TEST_BLOB_STORE=s3): the bucket. */
+  s3?: { client: S3Client; bucket: string };
   smtp: SmtpListener;
   request(pathname: string, options?: RequestOptions): Promise<ApiResponse>;
   close(): Promise<void>;
@@ -54,6 +57,7 @@ export async function startTestServer(): Promise<TestServer> {
   // add up across the suite. Tests of the limits set them (and ARCA_TRUST_PROXY) before starting.
   process.env.ARCA_RATE_LIMIT_FAILURES_PER_IP ??= "0";
   process.env.ARCA_RATE_LIMIT_SIGNUP_PER_IP ??= "0";
+  const s3 = process.env.ARCA_TEST_BLOB_STORE === "s3" ? await useS3Bucket() : undefined;
   resetConfig();
   connectDatabase(process.env.DATABASE_URL);
   const server = await startServer({ port: 0, withDashboard: false });
@@ -82,6 +86,7 @@ export async function startTestServer(): Promise<TestServer> {
     url,
     port,
     dataDir,
+    s3,
     smtp,
     request,
     async close() {
@@ -93,6 +98,28 @@ export async function startTestServer(): Promise<TestServer> {
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The same suites on S3 (CONTRACT §6 behaviour must be identical through both stores): a fresh
+ * bucket on the run's real S3 server (Ceph RGW, lib/testing/global-setup.ts), set as the store.
+ */
+async function useS3Bucket(): Promise<{ client: S3Client; bucket: string }> {
+  const endpoint = inject("s3Endpoint");
+  const credentials = { accessKeyId: "TESTACCESSKEY0000001", secretAccessKey: "testsecretkey0000000000000000000000000001" };
+  const bucket = `arca-test-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 8)}`;
+  const client = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials });
+  await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  Object.assign(process.env, {
+    ARCA_BLOB_STORE: "s3",
+    ARCA_S3_ENDPOINT: endpoint,
+    ARCA_S3_BUCKET: bucket,
+    ARCA_S3_REGION: "us-east-1",
+    ARCA_S3_ACCESS_KEY_ID: credentials.accessKeyId,
+    ARCA_S3_SECRET_ACCESS_KEY: credentials.secretAccessKey,
+    ARCA_S3_FORCE_PATH_STYLE: "true",
+  });
+  return { client, bucket };
 }
 
 function parse(text: string): any {

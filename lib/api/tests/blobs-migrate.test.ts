@@ -30,15 +30,17 @@ describe("blobs migrate", () => {
       keys.push(rows[0].blob_key);
     }
     const source = createLocalDiskBlobStore(path.join(t.server.dataDir, "files"));
+    // Other test files share the database with their own data dirs: their blobs are "missing" here.
+    const ours = (list: string[]) => list.filter((k) => keys.includes(k));
     const first = await migrateBlobs(source, target);
     expect(first.copied).toBeGreaterThanOrEqual(3);
-    expect(first.missing).toEqual([]);
+    expect(ours(first.missing)).toEqual([]);
     expect(first.mismatched).toEqual([]);
     for (const key of keys) expect((await target.stat(key))?.size).toBe((await source.stat(key))?.size);
 
     const second = await migrateBlobs(source, target);
     expect(second.copied).toBe(0);
-    expect(second.skipped).toBe(second.total);
+    expect(second.skipped).toBe(second.total - second.missing.length);
 
     // A record whose md5 does not match its bytes is reported, and its copy does not stay.
     await target.delete(keys[1]);

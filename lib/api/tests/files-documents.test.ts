@@ -72,62 +72,62 @@ describe("files in document properties", () => {
     expect(loose.status, loose.text).toBe(201);
     expect(loose.body.photos.name).toBe("1.txt");
     expect((await fileRows(project)).length).toBe(before + 1);
-    await until(() => blobFiles(server).temps.length === 0);
+    await until(async () => (await blobFiles(server)).temps.length === 0);
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
   it("replacing a file property (PATCH multipart, PUT on the property path) deletes the old file and its blob", async () => {
     const res = await send(`${docs("cards")}/`, form([["_id", '"c1"'], ["picture", "old bytes", "old.txt"]]));
     const oldId = res.body.picture._id;
-    const blobs = blobFiles(server).blobs.length;
+    const blobs = (await blobFiles(server)).blobs.length;
     const patched = await send(`${docs("cards")}/c1/`, form([["picture", "new bytes!", "new.txt"]]), "PATCH");
     expect(patched.status, patched.text).toBe(200);
     expect(patched.body.picture.name).toBe("new.txt");
     expect((await server.request(`/api/collections/_files/documents/${oldId}/`, { project, token })).status).toBe(404);
-    await until(() => blobFiles(server).blobs.length === blobs);
+    await until(async () => (await blobFiles(server)).blobs.length === blobs);
     const set = await send(`${docs("cards")}/c1/picture/`, form([["any", "newest", "newest.txt"]]), "PUT");
     expect(set.status, set.text).toBe(200);
     // A property path answers the property's value: here the file record (CONTRACT §5).
     expect(set.body.name).toBe("newest.txt");
-    await until(() => blobFiles(server).blobs.length === blobs);
+    await until(async () => (await blobFiles(server)).blobs.length === blobs);
     expect((await getBytes(server, `${docs("cards")}/c1/picture/content/`, project, token)).body.toString()).toBe("newest");
     // A JSON write that drops the property removes the file too.
     const put = await server.request(`${docs("cards")}/c1/`, { project, token, method: "PUT", json: { title: "no picture" } });
     expect(put.status).toBe(200);
-    await until(() => blobFiles(server).blobs.length === blobs - 1);
+    await until(async () => (await blobFiles(server)).blobs.length === blobs - 1);
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
   it("deleting a _files record unsets the property and removes the bytes", async () => {
     const res = await send(`${docs("cards")}/`, form([["_id", '"c2"'], ["keep", '"yes"'], ["picture", "bytes", "p.txt"]]));
-    const blobs = blobFiles(server).blobs.length;
+    const blobs = (await blobFiles(server)).blobs.length;
     const del = await server.request(`/api/collections/_files/documents/${res.body.picture._id}/`, { project, token, method: "DELETE" });
     expect(del.status).toBe(204);
     const doc = await server.request(`${docs("cards")}/c2/`, { project, token });
     expect(doc.body).toEqual({ _id: "c2", keep: "yes" });
-    await until(() => blobFiles(server).blobs.length === blobs - 1);
+    await until(async () => (await blobFiles(server)).blobs.length === blobs - 1);
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
   it("deleting a document, or its collection, removes its files", async () => {
     const res = await send(`${docs("trash")}/`, form([["_id", '"t1"'], ["f", "bytes 1", "a.txt"]]));
     await send(`${docs("trash")}/`, form([["_id", '"t2"'], ["f", "bytes 2", "b.txt"]]));
-    const blobs = blobFiles(server).blobs.length;
+    const blobs = (await blobFiles(server)).blobs.length;
     expect((await server.request(`${docs("trash")}/t1/`, { project, token, method: "DELETE" })).status).toBe(204);
     expect((await server.request(`/api/collections/_files/documents/${res.body.f._id}/`, { project, token })).status).toBe(404);
-    await until(() => blobFiles(server).blobs.length === blobs - 1);
+    await until(async () => (await blobFiles(server)).blobs.length === blobs - 1);
     expect((await server.request(`/api/collections/trash/`, { project, token, method: "DELETE" })).status).toBe(204);
-    await until(() => blobFiles(server).blobs.length === blobs - 2);
+    await until(async () => (await blobFiles(server)).blobs.length === blobs - 2);
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
   it("a failed document write (taken _id: 409) leaves no file behind", async () => {
     const size = await filesSize(project);
-    const blobs = blobFiles(server).blobs.length;
+    const blobs = (await blobFiles(server)).blobs.length;
     const res = await send(`${docs("cards")}/`, form([["_id", '"c2"'], ["picture", "dup", "d.txt"]]));
     expect(res.status).toBe(409);
     expect(await filesSize(project)).toBe(size);
-    expect(blobFiles(server).blobs.length).toBe(blobs);
+    expect((await blobFiles(server)).blobs.length).toBe(blobs);
     expect((await (await db()).query("SELECT count(*)::int AS n FROM blob_deletions WHERE blob_key LIKE $1", [`${project}/%`])).rows[0].n).toBe(0);
   });
 
@@ -150,7 +150,7 @@ describe("files in document properties", () => {
     expect(over.status).toBe(402);
     expect(await filesSize(other.project)).toBe(1000);
     expect((await fileRows(other.project)).length).toBe(1);
-    expect(blobFiles(server).blobs.filter((b) => b.includes(`${other.project}`)).length).toBe(1);
+    expect((await blobFiles(server)).blobs.filter((b) => b.includes(`${other.project}`)).length).toBe(1);
   });
 
   it("cross-project: another project's token gets 401; our host with their file id gets 404", async () => {
@@ -168,7 +168,7 @@ describe("files in document properties", () => {
   it("an aborted upload leaves no row, no blob, no temp file and files_size unchanged", async () => {
     const size = await filesSize(project);
     const rows = (await fileRows(project)).length;
-    const blobs = blobFiles(server).blobs.length;
+    const blobs = (await blobFiles(server)).blobs.length;
     const boundary = "----arca-abort";
     await new Promise<void>((resolve) => {
       const req = http.request({
@@ -186,8 +186,8 @@ describe("files in document properties", () => {
         resolve();
       }, 300);
     });
-    await until(() => blobFiles(server).temps.length === 0);
-    expect(blobFiles(server).blobs.length).toBe(blobs);
+    await until(async () => (await blobFiles(server)).temps.length === 0);
+    expect((await blobFiles(server)).blobs.length).toBe(blobs);
     expect((await fileRows(project)).length).toBe(rows);
     expect(await filesSize(project)).toBe(size);
   });
@@ -198,7 +198,7 @@ describe("files in document properties", () => {
     const res = await server.request(`${docs("o")}/`, { project: other.project, token: other.token, body: form([["_id", '"o1"'], ["f", "orphan", "o.txt"]]) });
     // Detach it behind the API's back (the case the sweep exists for).
     await (await db()).query(`UPDATE documents SET data = data - 'f' WHERE project_id = $1 AND id = 'o1'`, [other.project]);
-    const blobs = blobFiles(server).blobs.length;
+    const blobs = (await blobFiles(server)).blobs.length;
     // Normal writes mark at once; a hand edit is found by the safety net (at start, then hourly).
     await markUnreferencedFiles();
     expect((await fileRows(other.project))[0].orphaned_at).not.toBeNull();
@@ -208,6 +208,6 @@ describe("files in document properties", () => {
     expect(await filesSize(other.project)).toBe(0);
     await processBlobDeletions({ projectId: other.project });
     expect(res.status).toBe(201);
-    await until(() => blobFiles(server).blobs.length === blobs - 1);
+    await until(async () => (await blobFiles(server)).blobs.length === blobs - 1);
   });
 });

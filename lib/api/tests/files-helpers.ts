@@ -46,8 +46,27 @@ export async function fileRows(project: string) {
   return (await (await db()).query("SELECT * FROM files WHERE project_id = $1 ORDER BY id", [project])).rows;
 }
 
-/** Every blob and temp file under the server's data dir. */
-export function blobFiles(server: TestServer): { blobs: string[]; temps: string[] } {
+/**
+ * Every blob and staged (temp) upload of the server's store: files under its data dir, or, when
+ * the suite runs on S3 (ARCA_TEST_BLOB_STORE=s3), the bucket's committed objects and its staging
+ * objects and open multipart uploads.
+ */
+export async function blobFiles(server: TestServer): Promise<{ blobs: string[]; temps: string[] }> {
+  if (server.s3) {
+    const { ListObjectsV2Command, ListMultipartUploadsCommand } = await import("@aws-sdk/client-s3");
+    const list = async (Prefix: string) => {
+      const keys: string[] = [];
+      let ContinuationToken: string | undefined;
+      do {
+        const page = await server.s3!.client.send(new ListObjectsV2Command({ Bucket: server.s3!.bucket, Prefix, ContinuationToken }));
+        keys.push(...(page.Contents ?? []).map((o) => o.Key!));
+        ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+      } while (ContinuationToken);
+      return keys;
+    };
+    const uploads = await server.s3.client.send(new ListMultipartUploadsCommand({ Bucket: server.s3.bucket }));
+    return { blobs: await list("blobs/"), temps: [...(await list("staging/")), ...(uploads.Uploads ?? []).map((u) => `upload:${u.Key}`)] };
+  }
   const root = path.join(server.dataDir, "files");
   const blobs: string[] = [];
   const temps: string[] = [];

@@ -24,8 +24,8 @@ it("413 over ARCA_MAX_FILE_SIZE, nothing stored; at the limit is fine", async ()
   expect(over.status, over.text).toBe(413);
   const intoDoc = await server.request("/api/collections/d/documents/", { project, token, body: form([["f", randomBytes(200 * 1024), "big.bin"]]) });
   expect(intoDoc.status).toBe(413);
-  await until(() => blobFiles(server).temps.length === 0);
-  expect(blobFiles(server).blobs).toHaveLength(0);
+  await until(async () => (await blobFiles(server)).temps.length === 0);
+  expect((await blobFiles(server)).blobs).toHaveLength(0);
   expect(await fileRows(project)).toHaveLength(0);
   expect(await filesSize(project)).toBe(0);
   const ok = await server.request("/api/collections/_files/documents/", { project, token, body: form([["file", randomBytes(64 * 1024), "ok.bin"]]) });

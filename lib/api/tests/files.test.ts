@@ -136,11 +136,11 @@ describe("direct upload into _files and download", () => {
     expect(put.status, put.text).toBe(201);
     expect(put.body._id).toBe("my-file");
     expect(put.body.content_type).toBe("text/plain");
-    const blobsBefore = blobFiles(server).blobs.length;
+    const blobsBefore = (await blobFiles(server)).blobs.length;
     const again = await upload(form([["file", "second version!", "v.txt"]]), `${FILES}/my-file/`, "PUT");
     expect(again.status).toBe(200);
     expect(again.body.size).toBe(15);
-    await until(() => blobFiles(server).blobs.length === blobsBefore);
+    await until(async () => (await blobFiles(server)).blobs.length === blobsBefore);
     const got = await getBytes(server, `${FILES}/my-file/content/`, project, token);
     expect(got.body.toString()).toBe("second version!");
     const taken = await upload(form([["file", "x", "x.txt"]]), `${FILES}/my-file/`, "POST");
@@ -148,7 +148,7 @@ describe("direct upload into _files and download", () => {
     const del = await server.request(`${FILES}/my-file/`, { project, token, method: "DELETE" });
     expect(del.status).toBe(204);
     expect((await server.request(`${FILES}/my-file/`, { project, token })).status).toBe(404);
-    await until(() => blobFiles(server).blobs.length === blobsBefore - 1);
+    await until(async () => (await blobFiles(server)).blobs.length === blobsBefore - 1);
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
@@ -196,13 +196,13 @@ describe("content types", () => {
   ])("%s is refused with 422 and nothing is stored", async (_label, bytes, name) => {
     const size = await filesSize(project);
     const rows = (await fileRows(project)).length;
-    const blobs = blobFiles(server).blobs.length;
+    const blobs = (await blobFiles(server)).blobs.length;
     const res = await upload(form([["file", bytes, name]]));
     expect(res.status, res.text).toBe(422);
     expect(await filesSize(project)).toBe(size);
     expect((await fileRows(project)).length).toBe(rows);
-    expect(blobFiles(server).blobs.length).toBe(blobs);
-    await until(() => blobFiles(server).temps.length === 0);
+    expect((await blobFiles(server)).blobs.length).toBe(blobs);
+    await until(async () => (await blobFiles(server)).temps.length === 0);
     // Into a document property as well: no document, no file.
     const doc = await server.request("/api/collections/things/documents/", { project, token, body: form([["_id", '"refused"'], ["attachment", bytes, name]]) });
     expect(doc.status).toBe(422);

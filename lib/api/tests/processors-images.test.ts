@@ -102,7 +102,7 @@ describe("resize and watermark", () => {
       photo: { type: "file", processors: [{ name: "watermark", in: { watermark_image: { property: "logo" } } }] },
       thumb: { type: "file", processors: [{ name: "resize", in: { size: { value: [10, 10] } } }] },
     });
-    const blobsBefore = blobFiles(t.server).blobs.length;
+    const blobsBefore = (await blobFiles(t.server)).blobs.length;
     const sizeBefore = await filesSize(t.owner.project);
 
     const noLogo = await t.server.request(docs(c), as({ body: form([["photo", await picture(50, 50, "jpeg"), "p.jpg"]]) }));
@@ -121,7 +121,7 @@ describe("resize and watermark", () => {
 
     expect(await rowsOf(c)).toEqual([]);
     expect(await filesSize(t.owner.project)).toBe(sizeBefore);
-    await until(() => blobFiles(t.server).blobs.length === blobsBefore && blobFiles(t.server).temps.length === 0);
+    await until(async () => (await blobFiles(t.server)).blobs.length === blobsBefore && (await blobFiles(t.server)).temps.length === 0);
   });
 
   it("an output already written is removed when the write fails afterwards (schema validation, 409)", async () => {
@@ -130,7 +130,7 @@ describe("resize and watermark", () => {
       json: { schema: { type: "object", properties: { title: { type: "string", required: true }, photo: { type: "file", processors: [{ name: "resize", in: { size: { value: [30, 30] } } }] } } } },
     }));
     expect(made.status, made.text).toBe(201);
-    const blobsBefore = blobFiles(t.server).blobs.length;
+    const blobsBefore = (await blobFiles(t.server)).blobs.length;
     const sizeBefore = await filesSize(t.owner.project);
     const invalid = await t.server.request(docs(c), as({ body: form([["photo", await picture(90, 90, "png"), "p.png"]]) }));
     expect(invalid.status).toBe(422);
@@ -141,7 +141,7 @@ describe("resize and watermark", () => {
     expect(duplicate.status).toBe(409);
     expect((await rowsOf(c)).map((r) => r.id)).toEqual([first.body.photo._id]);
     expect(await filesSize(t.owner.project)).toBe(sizeBefore + first.body.photo.size);
-    await until(() => blobFiles(t.server).blobs.length === blobsBefore + 1 && blobFiles(t.server).temps.length === 0);
+    await until(async () => (await blobFiles(t.server)).blobs.length === blobsBefore + 1 && (await blobFiles(t.server)).temps.length === 0);
   });
 
   it("a file record copied from another document or project is not an input: 422", async () => {
