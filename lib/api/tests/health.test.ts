@@ -1,4 +1,4 @@
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { apiSuite } from "../../testing/api-suite";
 import { startApiProcess, type ApiProcess } from "../../testing/api-process";
 
@@ -29,5 +29,18 @@ describe("health probes", () => {
     expect(body.status).toBe("unavailable");
     expect(body.database).toMatch(/^error: /);
     expect(body.blobs).toBe("ok");
+  });
+});
+
+describe("a misconfigured S3 store", () => {
+  it("stops the server at start instead of failing the first upload", async () => {
+    const started = startApiProcess(inject("databaseUrl"), {
+      ARCA_BLOB_STORE: "s3",
+      ARCA_S3_ENDPOINT: inject("s3Endpoint"),
+      ARCA_S3_BUCKET: "no-such-bucket-anywhere",
+      ARCA_S3_ACCESS_KEY_ID: "TESTACCESSKEY0000001",
+      ARCA_S3_SECRET_ACCESS_KEY: "testsecretkey0000000000000000000000000001",
+    });
+    await expect(started).rejects.toThrow(/exited before listening/);
   });
 });
