@@ -16,6 +16,7 @@ import {
   patchProject,
   saveProject,
 } from "../projects/projects";
+import { transferProject } from "../projects/transfer-project";
 
 /**
  * A user's projects on the bare host (CONTRACT §2).
@@ -25,7 +26,7 @@ import {
  *   GET    /user/projects/:id/                read (fields, fields_exclude)
  *   POST   /user/projects/:id/                create with that id
  *   PUT    /user/projects/:id/                save: 201 created, 200 replaced
- *   PATCH  /user/projects/:id/                update
+ *   PATCH  /user/projects/:id/                update; `{owner: <email>}` transfers it (owner only)
  *   DELETE /user/projects/:id/                delete with its data and files (owner)
  */
 export function bindProjectsApi(app: Hono<ApiEnv>): void {
@@ -56,7 +57,14 @@ export function bindProjectsApi(app: Hono<ApiEnv>): void {
   });
   app.patch("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
-    return c.json(await patchProject(user, c.req.param("id"), await readJsonObject(c)));
+    const body = await readJsonObject(c);
+    // `{owner: <email>}` transfers the project (owner only); other keys are a plain update first.
+    if (body.owner !== undefined) {
+      const { owner, ...rest } = body;
+      if (Object.keys(rest).length) await patchProject(user, c.req.param("id"), rest);
+      return c.json(await transferProject(user, c.req.param("id"), owner));
+    }
+    return c.json(await patchProject(user, c.req.param("id"), body));
   });
   app.delete("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));

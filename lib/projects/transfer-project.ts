@@ -1,0 +1,37 @@
+import { whileNarrowingAccess } from "../auth/auth-cache";
+import type { PublicUser } from "../auth/users";
+import { query, transaction } from "../db/query";
+import { sql } from "../db/sql";
+import { forbidden, validationError } from "../errors";
+import { MAX_PROJECTS_PER_OWNER, type ProjectView } from "./project";
+import { getUserProject, readProject } from "./projects";
+
+/**
+ * Hands a project to another of its members (`PATCH /api/user/projects/<id>/ {owner: <email>}`,
+ * owner only). The new owner must be an active member who has joined (not a pending invitation)
+ * and own fewer than the most projects an account may own; the previous owner stays as an admin.
+ */
+export async function transferProject(user: PublicUser, projectId: string, owner: unknown): Promise<ProjectView> {
+  const access = await getUserProject(user._id, projectId);
+  if (access.role !== "owner") throw forbidden("Only the owner can transfer a project.");
+  if (typeof owner !== "string" || !owner.trim()) throw validationError("Validation error", [{ property: "owner", message: "must be the e-mail of a member" }]);
+  const email = owner.trim().toLowerCase();
+  await whileNarrowingAccess(() =>
+    transaction(async (client) => {
+      const [member] = await query<{ user_id: string | null; is_active: boolean }>(
+        sql`SELECT user_id, is_active FROM members WHERE project_id = ${projectId} AND lower(email) = ${email} FOR UPDATE`,
+        client,
+      );
+      if (!member?.user_id || !member.is_active)
+        throw validationError("Validation error", [{ property: "owner", message: "must be an active member who has joined the project" }]);
+      if (member.user_id === user._id) return;
+      const [{ owned }] = await query<{ owned: number }>(sql`SELECT count(*)::int AS owned FROM projects WHERE owner_id = ${member.user_id}`, client);
+      if (owned >= MAX_PROJECTS_PER_OWNER)
+        throw validationError("Validation error", [{ property: "owner", message: `already owns ${MAX_PROJECTS_PER_OWNER} projects, the most an account can own` }]);
+      await query(sql`UPDATE projects SET owner_id = ${member.user_id} WHERE id = ${projectId}`, client);
+      await query(sql`UPDATE members SET role = 'admin' WHERE project_id = ${projectId} AND user_id = ${user._id}`, client);
+      await query(sql`UPDATE members SET role = 'owner' WHERE project_id = ${projectId} AND user_id = ${member.user_id}`, client);
+    }),
+  );
+  return readProject(projectId);
+}
