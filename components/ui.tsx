@@ -2,7 +2,13 @@
 
 import { useEffect, useId, useRef } from "react";
 import { describeError } from "@/lib/client/api";
-import { JsonEditor } from "./json-editor";
+import dynamic from "next/dynamic";
+
+// CodeMirror is loaded only on pages that show a JSON box: it stays out of sign-in and the rest.
+const JsonEditor = dynamic(() => import("./json-editor").then((m) => m.JsonEditor), {
+  ssr: false,
+  loading: () => <div className="mt-1 h-16 animate-pulse rounded-md border border-slate-300 bg-white" aria-hidden />,
+});
 
 /** The dashboard's few building blocks: consistent, labelled, keyboard-usable. */
 type ButtonVariant = "primary" | "secondary" | "danger" | "ghost";

@@ -387,7 +387,7 @@ test("axe-core: no serious or critical violations on each dashboard page", async
   await scan("document panel");
 });
 
-test("projects: your role in the list, delete by typing the id; usage charts with limits; the API log with filters", async ({ page }) => {
+test("projects: your role in the list, transfer, delete by typing the id; usage charts with limits; the API log with filters", async ({ page }) => {
   test.setTimeout(120_000);
   const email = uniqueEmail("v2usage");
   const projectId = `v2u-${Date.now().toString(36)}`;
@@ -431,6 +431,20 @@ test("projects: your role in the list, delete by typing the id; usage charts wit
     await expect(detail.getByRole("region", { name: "Response" })).toContainText("Collection not found.");
   });
 
+  await test.step("transfer ownership to a member", async () => {
+    const heir = uniqueEmail("v2heir");
+    await signUpViaApi(heir, "heir password v2");
+    expect((await api("/api/collections/_users/documents/", { session, project: projectId, json: { _id: heir, role: "member" } })).status).toBe(201);
+    await page.goto(`/projects/${projectId}/settings`);
+    await page.getByLabel("New owner").selectOption(heir);
+    await page.getByRole("button", { name: "Transfer", exact: true }).click();
+    await page.getByRole("dialog", { name: `Make ${heir} the owner?` }).getByRole("button", { name: "Transfer ownership" }).click();
+    await expect(page.getByRole("button", { name: "Delete project" })).toHaveCount(0);
+    const members = (await api("/api/collections/_users/documents/", { session, project: projectId })).body.items;
+    expect(members.find((m: { _id: string }) => m._id === heir).role).toBe("owner");
+    expect(members.find((m: { _id: string }) => m._id === email).role).toBe("admin");
+  });
+
   await test.step("delete a project by typing its id", async () => {
     await page.goto(`/projects/${projectId}-x/settings`);
     await page.getByRole("button", { name: "Delete project" }).click();
@@ -441,6 +455,50 @@ test("projects: your role in the list, delete by typing the id; usage charts wit
     await expect(page).toHaveURL(/\/projects$/);
     expect((await api(`/api/user/projects/${projectId}-x/`, { session })).status).toBe(404);
   });
+});
+
+test("files: search by name, filter by type, grid with thumbnails, link to the document, copy the content link", async ({ page, context }) => {
+  const email = uniqueEmail("v2files");
+  const projectId = `v2fi-${Date.now().toString(36)}`;
+  const session = await signUpViaApi(email, "files password v2");
+  await createProjectViaApi(session, projectId);
+  const upload = async (path: string, method: string, name: string, type: string, bytes: Buffer) => {
+    const form = new FormData();
+    form.append("file", new Blob([new Uint8Array(bytes)], { type }), name);
+    const response = await fetch(`${BASE_URL}${path}`, { method, body: form, headers: { authorization: `SessionId ${session}`, "x-project": projectId } });
+    expect(response.status, await response.clone().text()).toBeLessThan(300);
+  };
+  await upload("/api/collections/_files/documents/", "POST", "pixel.png", "image/png", PNG);
+  await upload("/api/collections/_files/documents/", "POST", "notes.txt", "text/plain", Buffer.from("plain words\n"));
+  expect((await api("/api/collections/albums/documents/", { session, project: projectId, json: { _id: "a1", title: "First" } })).status).toBe(201);
+  await upload("/api/collections/albums/documents/a1/cover/", "PUT", "cover.png", "image/png", PNG);
+  await context.grantPermissions(["clipboard-read", "clipboard-write"]);
+  await signIn(page, email, "files password v2");
+  await page.goto(`/projects/${projectId}/files`);
+  const list = page.getByRole("list", { name: "Files" });
+  await expect(list.getByRole("listitem")).toHaveCount(3);
+
+  await page.getByLabel("Search by name").fill("PIX");
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await expect(list).toContainText("pixel.png");
+  await page.getByLabel("Search by name").fill("");
+  await page.getByRole("combobox", { name: "Type", exact: true }).selectOption("text/");
+  await expect(list.getByRole("listitem")).toHaveCount(1);
+  await expect(list).toContainText("notes.txt");
+  await page.getByRole("combobox", { name: "Type", exact: true }).selectOption("image/");
+  await expect(list.getByRole("listitem")).toHaveCount(2);
+
+  await page.getByRole("button", { name: "Grid", exact: true }).click();
+  await expect(list.locator("img").first()).toBeVisible();
+  await page.getByRole("button", { name: "List", exact: true }).click();
+
+  await list.getByRole("button", { name: "Copy content link of cover.png" }).click();
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  expect(link).toMatch(new RegExp(`^http://${projectId}\\.localhost:\\d+/api/collections/_files/documents/[^/]+/content/$`));
+
+  await list.getByRole("link", { name: "Document albums/a1" }).click();
+  await expect(page).toHaveURL(/\/collections\/albums\?filter=/);
+  await expect(page.getByTestId("documents-total")).toHaveText("1 document · page 1 of 1");
 });
 
 /** A GET with node:http, which (unlike fetch) does not decode the body: the encoding is seen as sent. */

@@ -346,15 +346,15 @@ function DocumentTable({
           <thead className="bg-slate-50 text-left text-xs text-slate-600">
             <tr>
               {canDelete && (
-              <th scope="col" className="w-8 px-3 py-2">
-                <input
-                  type="checkbox"
-                  aria-label="Select all documents on this page"
-                  checked={allSelected}
-                  onChange={(e) => onSelect(e.target.checked ? new Set([...selected, ...ids]) : new Set([...selected].filter((id) => !ids.includes(id))))}
-                  className="h-4 w-4 accent-indigo-600"
-                />
-              </th>
+                <th scope="col" className="w-8 px-3 py-2">
+                  <input
+                    type="checkbox"
+                    aria-label="Select all documents on this page"
+                    checked={allSelected}
+                    onChange={(e) => onSelect(e.target.checked ? new Set([...selected, ...ids]) : new Set([...selected].filter((id) => !ids.includes(id))))}
+                    className="h-4 w-4 accent-indigo-600"
+                  />
+                </th>
               )}
               {columns.map((column) => {
                 const direction = sort === column ? "ascending" : sort === `-${column}` ? "descending" : undefined;

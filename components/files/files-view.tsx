@@ -1,15 +1,16 @@
 "use client";
 
-import { useState } from "react";
+import Link from "next/link";
+import { useEffect, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
-import { downloadFile, uploadFile, type UploadHandle, type UploadTarget } from "@/lib/client/files";
+import { contentUrl, downloadFile, fetchContent, uploadFile, type UploadHandle, type UploadTarget } from "@/lib/client/files";
 import { formatBytes } from "@/lib/client/format";
 import { queryKeys, useCollection, useCollections, useDeleteFile, useFiles, useFileUploaded } from "@/lib/client/hooks";
 import { flashClass, useLiveFeed } from "@/lib/client/use-live-feed";
 import { LiveStatus } from "@/components/live/live-status";
 import { fileProperties } from "@/lib/client/json-editing";
 import type { FileRecord } from "@/lib/client/types";
-import { Alert, Badge, Button, Card, ConfirmDialog, SelectField, TextField } from "@/components/ui";
+import { Alert, Badge, Button, Card, ConfirmDialog, inputClass, SelectField, TextField } from "@/components/ui";
 import { FilePreview } from "./file-preview";
 
 interface Upload {
@@ -289,17 +290,64 @@ function DownloadButton({ projectId, file, compact }: { projectId: string; file:
 
 function FileList({ projectId, selected, onSelect }: { projectId: string; selected?: FileRecord; onSelect: (file: FileRecord | undefined) => void }) {
   const [page, setPage] = useState(1);
-  const files = useFiles(projectId, page);
+  const [search, setSearch] = useState("");
+  const [kind, setKind] = useState("");
+  const [view, setView] = useState<"list" | "grid">("list");
+  const files = useFiles(projectId, page, 50, fileFilter(search, kind));
   const live = useLiveFeed({ project: projectId, collection: "_files", queryKeys: [queryKeys.files(projectId)] });
   const remove = useDeleteFile(projectId);
   const [deleting, setDeleting] = useState<FileRecord | undefined>();
   const items = files.data?.items ?? [];
   return (
     <Card title="Files" description="Every file of the project: uploaded here or onto document properties." actions={<LiveStatus feed={live} />}>
+      <div className="mb-4 flex flex-wrap items-end gap-3">
+        <label className="min-w-48 flex-1 text-sm text-slate-700">
+          Search by name
+          <input type="search" value={search} onChange={(e) => (setSearch(e.target.value), setPage(1))} className={`mt-1 ${inputClass}`} />
+        </label>
+        <label className="text-sm text-slate-700">
+          Type
+          <select value={kind} onChange={(e) => (setKind(e.target.value), setPage(1))} className={`mt-1 ${inputClass}`}>
+            {FILE_KINDS.map((k) => (
+              <option key={k.value} value={k.value}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+        </label>
+        <div role="group" aria-label="View" className="inline-flex rounded-md border border-slate-300 p-0.5 text-xs">
+          {(["list", "grid"] as const).map((v) => (
+            <button
+              key={v}
+              type="button"
+              aria-pressed={view === v}
+              onClick={() => setView(v)}
+              className={`rounded px-2.5 py-1.5 font-medium ${view === v ? "bg-indigo-600 text-white" : "text-slate-700 hover:bg-slate-100"}`}
+            >
+              {v === "list" ? "List" : "Grid"}
+            </button>
+          ))}
+        </div>
+      </div>
       {files.isPending && <p className="text-sm text-slate-500">Loading files...</p>}
       {files.isError && <Alert>{describeError(files.error)}</Alert>}
-      {files.data && items.length === 0 && <p className="text-sm text-slate-500">No files yet.</p>}
-      {items.length > 0 && (
+      {files.data && items.length === 0 && <p className="text-sm text-slate-500">{search || kind ? "No files match." : "No files yet."}</p>}
+      {items.length > 0 && view === "grid" && (
+        <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-4" aria-label="Files">
+          {items.map((file) => (
+            <li key={file._id} className="min-w-0 rounded-md border border-slate-200 p-2" data-testid={`file-${file._id}`}>
+              <button type="button" onClick={() => onSelect(file)} className="block w-full text-left" aria-label={`Preview ${file.name}`}>
+                <Thumbnail projectId={projectId} file={file} />
+                <span className="mt-1 block truncate text-xs font-medium text-slate-800" title={file.name}>
+                  {file.name}
+                </span>
+              </button>
+              <span className="block text-xs text-slate-500">{formatBytes(file.size)}</span>
+            </li>
+          ))}
+        </ul>
+      )}
+      {items.length > 0 && view === "list" && (
         <ul className="divide-y divide-slate-100" aria-label="Files">
           {items.map((file) => (
             <li key={file._id} className={`flex flex-wrap items-center justify-between gap-2 py-3 ${flashClass(live, file._id)}`} data-testid={`file-${file._id}`}>
@@ -322,9 +370,13 @@ function FileList({ projectId, selected, onSelect }: { projectId: string; select
                   {file.collection_id === "_files" ? (
                     <Badge>_files</Badge>
                   ) : (
-                    <Badge tone="success">
+                    <Link
+                      href={`/projects/${projectId}/collections/${encodeURIComponent(file.collection_id)}?filter=${encodeURIComponent(JSON.stringify({ _id: file.document_id }))}`}
+                      className="rounded-full bg-emerald-100 px-2 py-0.5 font-medium text-emerald-800 hover:underline"
+                      aria-label={`Document ${file.collection_id}/${file.document_id}`}
+                    >
                       {file.collection_id}/{file.document_id}
-                    </Badge>
+                    </Link>
                   )}
                 </p>
               </div>
@@ -332,6 +384,7 @@ function FileList({ projectId, selected, onSelect }: { projectId: string; select
                 <Button variant="ghost" className="px-2 py-1 text-xs" onClick={() => onSelect(file)} aria-label={`Preview ${file.name}`}>
                   Preview
                 </Button>
+                <CopyLink projectId={projectId} file={file} />
                 <DownloadButton projectId={projectId} file={file} compact />
                 <Button variant="ghost" className="px-2 py-1 text-xs text-red-700 hover:bg-red-50" onClick={() => setDeleting(file)} aria-label={`Delete ${file.name}`}>
                   Delete
@@ -382,5 +435,76 @@ function FileList({ projectId, selected, onSelect }: { projectId: string; select
         </p>
       </ConfirmDialog>
     </Card>
+  );
+}
+
+const FILE_KINDS = [
+  { value: "", label: "Any type" },
+  { value: "image/", label: "Images" },
+  { value: "video/", label: "Video" },
+  { value: "audio/", label: "Audio" },
+  { value: "application/pdf", label: "PDF" },
+  { value: "text/", label: "Text" },
+];
+
+/** The name search (a case-insensitive substring, escaped) and the type as a `_files` filter. */
+export function fileFilter(search: string, kind: string): Record<string, unknown> | undefined {
+  const filter: Record<string, unknown> = {};
+  if (search.trim()) filter.name = { $regex: search.trim().replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), $options: "i" };
+  if (kind) filter.content_type = kind.endsWith("/") ? { $regex: `^${kind.replace("/", "\\/")}` } : kind;
+  return Object.keys(filter).length ? filter : undefined;
+}
+
+/**
+ * Copies the file's content address on the project's host; outside the dashboard it needs a
+ * token (`Authorization: Token ...` or `?token=`).
+ */
+function CopyLink({ projectId, file }: { projectId: string; file: FileRecord }) {
+  const [copied, setCopied] = useState(false);
+  return (
+    <Button
+      variant="ghost"
+      className="px-2 py-1 text-xs"
+      aria-label={`Copy content link of ${file.name}`}
+      onClick={async () => {
+        const link = `${location.protocol}//${projectId}.${location.host}${contentUrl(file._id)}`;
+        try {
+          await navigator.clipboard.writeText(link);
+          setCopied(true);
+          setTimeout(() => setCopied(false), 2000);
+        } catch {
+          window.prompt("Copy the content link", link);
+        }
+      }}
+    >
+      {copied ? "Copied" : "Copy link"}
+    </Button>
+  );
+}
+
+/** An image's thumbnail (fetched like a preview, small files only), or the type's name. */
+function Thumbnail({ projectId, file }: { projectId: string; file: FileRecord }) {
+  const [url, setUrl] = useState<string | undefined>();
+  const image = file.content_type.startsWith("image/") && file.content_type !== "image/svg+xml" && file.size <= 2 * 1024 * 1024;
+  useEffect(() => {
+    if (!image) return;
+    const controller = new AbortController();
+    let objectUrl: string | undefined;
+    fetchContent(projectId, file, controller.signal).then(
+      (blob) => {
+        objectUrl = URL.createObjectURL(blob);
+        setUrl(objectUrl);
+      },
+      () => undefined,
+    );
+    return () => {
+      controller.abort();
+      if (objectUrl) URL.revokeObjectURL(objectUrl);
+    };
+  }, [projectId, file, image]);
+  return (
+    <span className="grid aspect-square place-items-center overflow-hidden rounded bg-slate-100 text-xs text-slate-500">
+      {url ? <img src={url} alt="" className="h-full w-full object-cover" /> : file.content_type}
+    </span>
   );
 }

@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { formatBytes, joinLimit, SIZE_UNITS, splitLimit, type SizeUnit } from "@/lib/client/format";
-import { useDeleteProject, useProject, useUpdateProject } from "@/lib/client/hooks";
+import { useDeleteProject, useMembers, useProject, useTransferProject, useUpdateProject } from "@/lib/client/hooks";
 import type { Project } from "@/lib/client/types";
 import { Alert, Button, Card, ConfirmDialog, inputClass, TextField } from "@/components/ui";
 
@@ -20,6 +20,7 @@ export function ProjectSettingsView({ projectId, canEdit, isOwner = false }: { p
       {!canEdit && <Alert tone="info">Only the project&apos;s owner or an admin can change its settings.</Alert>}
       <SettingsForm key={project._id} project={project} canEdit={canEdit} />
       <StatusCard project={project} canEdit={canEdit} />
+      {isOwner && <TransferProject projectId={project._id} />}
       {isOwner && <DeleteProject projectId={project._id} />}
     </div>
   );
@@ -309,5 +310,60 @@ function DeleteProject({ projectId }: { projectId: string }) {
         <input id="confirm-project-id" value={typed} autoComplete="off" spellCheck={false} onChange={(e) => setTyped(e.target.value)} className={`mt-1 ${inputClass} font-mono`} />
       </ConfirmDialog>
     </section>
+  );
+}
+
+/** Hands the project to another active member (PATCH {owner}); you stay on as an admin. */
+function TransferProject({ projectId }: { projectId: string }) {
+  const members = useMembers(projectId);
+  const transfer = useTransferProject(projectId);
+  const router = useRouter();
+  const [to, setTo] = useState("");
+  const [open, setOpen] = useState(false);
+  const candidates = (members.data?.items ?? []).filter((m) => m.role !== "owner" && m.is_active && m.status !== "pending");
+  return (
+    <Card title="Transfer ownership" description="The new owner must be an active member. You stay in the project as an admin.">
+      {candidates.length === 0 ? (
+        <p className="text-sm text-slate-500">Invite someone on the Members page first: only members who have joined can become the owner.</p>
+      ) : (
+        <div className="flex flex-wrap items-end gap-2">
+          <label className="min-w-56 flex-1 text-sm text-slate-700">
+            New owner
+            <select value={to} onChange={(e) => setTo(e.target.value)} className={`mt-1 ${inputClass}`}>
+              <option value="">Choose a member</option>
+              {candidates.map((m) => (
+                <option key={m._id} value={m._id}>
+                  {m._id} ({m.role})
+                </option>
+              ))}
+            </select>
+          </label>
+          <Button variant="secondary" disabled={!to} onClick={() => setOpen(true)}>
+            Transfer
+          </Button>
+        </div>
+      )}
+      <ConfirmDialog
+        open={open}
+        title={`Make ${to} the owner?`}
+        confirmLabel="Transfer ownership"
+        busy={transfer.isPending}
+        error={transfer.error}
+        onCancel={() => {
+          transfer.reset();
+          setOpen(false);
+        }}
+        onConfirm={() =>
+          transfer.mutate(to, {
+            onSuccess: () => {
+              setOpen(false);
+              router.refresh();
+            },
+          })
+        }
+      >
+        <p>Only the owner can delete the project or transfer it again. You become an admin.</p>
+      </ConfirmDialog>
+    </Card>
   );
 }

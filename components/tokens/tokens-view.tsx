@@ -59,26 +59,26 @@ function TokenList({ projectId, canManage }: { projectId: string; canManage: boo
                 <p className="mt-1 text-xs text-slate-600">{describePermission(token.permission.allow)}</p>
               </div>
               {canManage && (
-              <div className="flex gap-2">
-                <Button
-                  variant="secondary"
-                  className="px-2.5 py-1.5 text-xs"
-                  disabled={update.isPending}
-                  // Deactivating cuts programs off at once: asked first. Activating is harmless.
-                  onClick={() => (token.is_active ? setDeactivating(token) : update.mutate({ id: token._id, patch: { is_active: true } }))}
-                  aria-label={`${token.is_active ? "Deactivate" : "Activate"} token ${token.name || token._id}`}
-                >
-                  {token.is_active ? "Deactivate" : "Activate"}
-                </Button>
-                <Button
-                  variant="ghost"
-                  className="px-2.5 py-1.5 text-xs text-red-700 hover:bg-red-50"
-                  onClick={() => setDeleting(token)}
-                  aria-label={`Delete token ${token.name || token._id}`}
-                >
-                  Delete
-                </Button>
-              </div>
+                <div className="flex gap-2">
+                  <Button
+                    variant="secondary"
+                    className="px-2.5 py-1.5 text-xs"
+                    disabled={update.isPending}
+                    // Deactivating cuts programs off at once: asked first. Activating is harmless.
+                    onClick={() => (token.is_active ? setDeactivating(token) : update.mutate({ id: token._id, patch: { is_active: true } }))}
+                    aria-label={`${token.is_active ? "Deactivate" : "Activate"} token ${token.name || token._id}`}
+                  >
+                    {token.is_active ? "Deactivate" : "Activate"}
+                  </Button>
+                  <Button
+                    variant="ghost"
+                    className="px-2.5 py-1.5 text-xs text-red-700 hover:bg-red-50"
+                    onClick={() => setDeleting(token)}
+                    aria-label={`Delete token ${token.name || token._id}`}
+                  >
+                    Delete
+                  </Button>
+                </div>
               )}
             </li>
           ))}

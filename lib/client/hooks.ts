@@ -80,6 +80,18 @@ export function useDeleteProject(id: string) {
   });
 }
 
+/** Transfers the project to a member (`PATCH {owner: <email>}`, owner only; see docs/api.md). */
+export function useTransferProject(id: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (email: string) => apiFetch<Project>(`/api/user/projects/${enc(id)}/`, { method: "PATCH", json: { owner: email } }),
+    onSuccess: () => {
+      void client.invalidateQueries({ queryKey: queryKeys.members(id) });
+      void client.invalidateQueries({ queryKey: queryKeys.projects, exact: true });
+    },
+  });
+}
+
 // Tokens (`_tokens` of a project).
 
 const TOKENS = "/api/collections/_tokens/documents/";
@@ -292,10 +304,15 @@ export function useDeleteDocuments(project: string, collection: string) {
 
 // Files (`_files`).
 
-export function useFiles(project: string, page: number, perPage = 50) {
+/** `filter` narrows the list server-side (name search, type), like any list (CONTRACT §3). */
+export function useFiles(project: string, page: number, perPage = 50, filter?: Record<string, unknown>) {
   return useQuery({
-    queryKey: [...queryKeys.files(project), page, perPage],
-    queryFn: ({ signal }) => apiFetch<Page<FileRecord>>(`${FILES_PATH}?page=${page}&per_page=${perPage}&sort=-date_created`, { project, signal }),
+    queryKey: [...queryKeys.files(project), page, perPage, filter ?? null],
+    queryFn: ({ signal }) =>
+      apiFetch<Page<FileRecord>>(
+        `${FILES_PATH}?page=${page}&per_page=${perPage}&sort=-date_created${filter && Object.keys(filter).length ? `&filter=${encodeURIComponent(JSON.stringify(filter))}` : ""}`,
+        { project, signal },
+      ),
     placeholderData: keepPreviousData,
   });
 }
