@@ -335,7 +335,7 @@ function FileList({ projectId, selected, onSelect }: { projectId: string; select
       {items.length > 0 && view === "grid" && (
         <ul className="grid grid-cols-2 gap-3 sm:grid-cols-3 lg:grid-cols-4" aria-label="Files">
           {items.map((file) => (
-            <li key={file._id} className="min-w-0 rounded-md border border-slate-200 p-2" data-testid={`file-${file._id}`}>
+            <li key={file._id} className={`min-w-0 rounded-md border border-slate-200 p-2 ${flashClass(live, file._id)}`} data-testid={`file-${file._id}`}>
               <button type="button" onClick={() => onSelect(file)} className="block w-full text-left" aria-label={`Preview ${file.name}`}>
                 <Thumbnail projectId={projectId} file={file} />
                 <span className="mt-1 block truncate text-xs font-medium text-slate-800" title={file.name}>
