@@ -86,7 +86,7 @@ async function migrate(flags: Record<string, string>): Promise<void> {
   const database = await startDatabase(config());
   try {
     const source = createLocalDiskBlobStore(path.join(config().dataDir, "files"));
-    const report = await migrateBlobs(source, target, (line) => console.log(line));
+    const report = await migrateBlobs(source, target, { log: (line) => console.log(line) });
     console.log(`${report.total} blobs: ${report.copied} copied, ${report.skipped} already in S3, ${report.missing.length} missing, ${report.mismatched.length} mismatched`);
     if (report.missing.length || report.mismatched.length) throw new Error("not switched: fix or delete the files above, then run again");
     await recordBlobStore(config().dataDir, "s3");

@@ -1,7 +1,7 @@
 import fs from "node:fs/promises";
 import path from "node:path";
 import { query } from "../db/query";
-import { sql } from "../db/sql";
+import { raw, sql } from "../db/sql";
 import type { BlobStore } from "./blob-store";
 
 /**
@@ -18,12 +18,18 @@ export interface MigrationReport {
   mismatched: string[];
 }
 
-export async function migrateBlobs(from: BlobStore, to: BlobStore, log: (line: string) => void = () => {}): Promise<MigrationReport> {
+export async function migrateBlobs(
+  from: BlobStore,
+  to: BlobStore,
+  options: { log?: (line: string) => void; projects?: string[] } = {},
+): Promise<MigrationReport> {
+  const log = options.log ?? (() => {});
+  const scope = options.projects ? sql`AND project_id = ANY(${options.projects}::text[])` : raw("");
   const report: MigrationReport = { total: 0, copied: 0, skipped: 0, missing: [], mismatched: [] };
   let after = "";
   for (;;) {
     const rows = await query<{ blob_key: string; size: number; md5: string }>(
-      sql`SELECT DISTINCT ON (blob_key) blob_key, size, md5 FROM files WHERE blob_key > ${after} ORDER BY blob_key LIMIT 500`,
+      sql`SELECT DISTINCT ON (blob_key) blob_key, size, md5 FROM files WHERE blob_key > ${after} ${scope} ORDER BY blob_key LIMIT 500`,
     );
     if (!rows.length) break;
     for (const row of rows) {

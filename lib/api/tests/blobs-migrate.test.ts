@@ -32,20 +32,20 @@ describe("blobs migrate", () => {
     const source = createLocalDiskBlobStore(path.join(t.server.dataDir, "files"));
     // Other test files share the database with their own data dirs: their blobs are "missing" here.
     const ours = (list: string[]) => list.filter((k) => keys.includes(k));
-    const first = await migrateBlobs(source, target);
+    const first = await migrateBlobs(source, target, { projects: [t.owner.project] });
     expect(first.copied).toBeGreaterThanOrEqual(3);
     expect(ours(first.missing)).toEqual([]);
     expect(first.mismatched).toEqual([]);
     for (const key of keys) expect((await target.stat(key))?.size).toBe((await source.stat(key))?.size);
 
-    const second = await migrateBlobs(source, target);
+    const second = await migrateBlobs(source, target, { projects: [t.owner.project] });
     expect(second.copied).toBe(0);
     expect(second.skipped).toBe(second.total - second.missing.length);
 
     // A record whose md5 does not match its bytes is reported, and its copy does not stay.
     await target.delete(keys[1]);
     await t.db.query("UPDATE files SET md5 = repeat('0', 32) WHERE project_id = $1 AND blob_key = $2", [t.owner.project, keys[1]]);
-    const third = await migrateBlobs(source, target);
+    const third = await migrateBlobs(source, target, { projects: [t.owner.project] });
     expect(third.mismatched).toEqual([keys[1]]);
     expect(await target.exists(keys[1])).toBe(false);
   });

@@ -1,3 +1,4 @@
+import { runAsBackground } from "../../db/pool";
 import { describe, expect, it } from "vitest";
 import { markUnreferencedFiles, sweepOrphanFiles } from "../../files/orphan-sweep";
 import { ownerWithProject } from "../../testing/fixtures";
@@ -42,7 +43,7 @@ describe("files of deleted documents with delete_files off", () => {
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/content/`, as)).text).toBe("kept bytes");
     expect((await t.server.request("/api/info/", people)).body.status.files_size).toBe(sizeBefore);
 
-    await sweepOrphanFiles();
+    await runAsBackground(() => sweepOrphanFiles());
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(200);
     const { rows } = await t.db.query("SELECT orphaned_at FROM files WHERE project_id = $1 AND id = $2", [as.project, fileId]);
     expect(rows[0].orphaned_at).not.toBeNull();
@@ -55,7 +56,7 @@ describe("files of deleted documents with delete_files off", () => {
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(200);
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    const { deleted } = await sweepOrphanFiles();
+    const { deleted } = await runAsBackground(() => sweepOrphanFiles());
     expect(deleted).toBeGreaterThanOrEqual(1);
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(404);
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/content/`, as)).status).toBe(404);
@@ -105,16 +106,16 @@ describe("the orphan sweep with many files on one document", () => {
     expect(await filesSize(people)).toBe(5 + 3 * MANY);
 
     // The safety net reads the document once, not once per file: nothing of it is an orphan.
-    await markUnreferencedFiles();
+    await runAsBackground(() => markUnreferencedFiles());
     expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(0);
-    expect((await sweepOrphanFiles()).deleted).toBe(0);
+    expect((await runAsBackground(() => sweepOrphanFiles())).deleted).toBe(0);
 
     // Deleting the document marks its files in the same transaction; the sweep waits for the TTL.
     expect((await t.server.request("/api/collections/notes/documents/big/", { ...as, method: "DELETE" })).status).toBe(204);
     expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(MANY + 1);
     await new Promise((resolve) => setTimeout(resolve, 1100));
     // Other test servers on this database sweep too (SKIP LOCKED shares the rows): assert the end state.
-    await sweepOrphanFiles({ batch: 1000 });
+    await runAsBackground(() => sweepOrphanFiles({ batch: 1000 }));
     expect(await countFiles(as.project)).toBe(0);
     expect(await filesSize(people)).toBe(0);
   });
@@ -124,7 +125,7 @@ describe("the orphan sweep with many files on one document", () => {
     const fileId = await attach(as, "notes", "back", "returns");
     await holdMany(as.project, "notes", "back", "back");
     await t.db.query("UPDATE files SET orphaned_at = now() - interval '1 hour' WHERE project_id = $1", [as.project]);
-    const swept = await sweepOrphanFiles({ batch: 3000 });
+    const swept = await runAsBackground(() => sweepOrphanFiles({ batch: 3000 }));
     expect(swept.deleted).toBe(0);
     expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(0);
     expect(await countFiles(as.project)).toBe(MANY + 1);
@@ -136,11 +137,11 @@ describe("the orphan sweep with many files on one document", () => {
     await attach(as, "notes", "edited", "stays");
     await holdMany(as.project, "notes", "edited", "edited");
     await t.db.query("UPDATE documents SET data = data - 'many' WHERE project_id = $1 AND id = 'edited'", [as.project]);
-    await markUnreferencedFiles();
+    await runAsBackground(() => markUnreferencedFiles());
     expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(MANY);
     await t.db.query("UPDATE files SET orphaned_at = now() - interval '1 hour' WHERE project_id = $1 AND orphaned_at IS NOT NULL", [as.project]);
 
-    const [a, b] = await Promise.all([sweepOrphanFiles({ batch: 500 }), sweepOrphanFiles({ batch: 500 })]);
+    const [a, b] = await Promise.all([runAsBackground(() => sweepOrphanFiles({ batch: 500 })), runAsBackground(() => sweepOrphanFiles({ batch: 500 }))]);
     // Each row deleted once: never more than there were (other servers' sweeps may take some).
     expect(a.deleted + b.deleted).toBeLessThanOrEqual(MANY);
     expect(await countFiles(as.project)).toBe(1);
