@@ -87,10 +87,16 @@ export function uploadMessage(status: number, message: string, name: string): st
   return message;
 }
 
-/** The file record a document answer holds at a dotted property (the last one for arrays). */
-function recordAt(document: ArcaDocument | undefined, property: string, name: string): FileRecord | undefined {
-  let value: unknown = document;
-  for (const part of property.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[part] : undefined;
+/**
+ * The file record of a property upload's answer: the record itself (a property PUT answers the
+ * property's new value, CONTRACT §5), an array of them, or (older servers) the whole document
+ * holding it at the dotted property. The last one of an array, preferring the uploaded name.
+ */
+function recordAt(answer: ArcaDocument | FileRecord | FileRecord[] | undefined, property: string, name: string): FileRecord | undefined {
+  let value: unknown = answer;
+  const isRecord = (v: unknown) => typeof v === "object" && v !== null && "md5" in v;
+  if (!isRecord(value) && !Array.isArray(value))
+    for (const part of property.split(".")) value = typeof value === "object" && value !== null ? (value as Record<string, unknown>)[part] : undefined;
   if (Array.isArray(value)) value = value.findLast((item) => item?.name === name) ?? value.at(-1);
   return typeof value === "object" && value !== null && "md5" in value ? (value as FileRecord) : undefined;
 }
