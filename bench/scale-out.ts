@@ -63,7 +63,7 @@ async function main() {
     const seed = randomBytes(1 << 20);
     const out = fs.createWriteStream(file);
     for (let i = 0; i < FILE_MB; i++) if (!out.write(seed)) await new Promise((r) => out.once("drain", r));
-    await new Promise((r) => out.end(r));
+    await new Promise<void>((r) => out.end(() => r()));
     const size = FILE_MB << 20;
 
     // 1a. upload through Arca: one streamed multipart request.

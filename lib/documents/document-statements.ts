@@ -38,7 +38,7 @@ export async function insertDocument(db: Queryable, scope: ProjectScope, collect
       ), co AS (
         INSERT INTO collections (project_id, id) SELECT ${projectId}, ${collectionId} FROM d ON CONFLICT (project_id, id) DO NOTHING
       ), cd AS (
-        ${counterDelta(projectId, collectionId, { documents: 1, dataSize: size }, sql`EXISTS (SELECT 1 FROM d)`)}
+        ${counterDelta(projectId, collectionId, { documents: 1, dataSize: size, eventsSize: size }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
         INSERT INTO document_events (project_id, collection_id, document_id, kind, after) SELECT ${projectId}, ${collectionId}, id, 'created', data FROM d
       )
@@ -70,7 +70,7 @@ export async function replaceDocument(db: Queryable, scope: ProjectScope, collec
         WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND documents.id = ${id}
         RETURNING documents.id, documents.data
       ), cd AS (
-        ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)` }, sql`EXISTS (SELECT 1 FROM d)`)}
+        ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)`, eventsSize: sql`(SELECT size FROM input)` }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
         INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
         SELECT ${projectId}, ${collectionId}, id, 'updated', data FROM d
@@ -119,7 +119,7 @@ export async function replaceDocuments(
         WHERE documents.project_id = ${projectId} AND documents.collection_id = ${collectionId} AND documents.id = input.id
         RETURNING documents.id, documents.data
       ), cd AS (
-        ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)` }, sql`EXISTS (SELECT 1 FROM d)`)}
+        ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)`, eventsSize: sql`(SELECT coalesce(sum(size), 0) FROM input)` }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
         INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
         SELECT ${projectId}, ${collectionId}, d.id, 'updated', d.data FROM d JOIN input ON input.id = d.id ORDER BY input.n
@@ -176,6 +176,7 @@ export async function deleteDocumentsWhere(
         {
           documents: sql`-(SELECT count(*) FROM d)`,
           dataSize: sql`-(SELECT coalesce(sum(octet_length(data::text)), 0) FROM d)`,
+          eventsSize: sql`(SELECT coalesce(sum(octet_length(data::text)), 0) FROM d)`,
           filesSize: sql`-(SELECT coalesce(sum(size), 0) FROM f)`,
         },
         sql`EXISTS (SELECT 1 FROM d)`,

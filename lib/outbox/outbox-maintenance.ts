@@ -1,5 +1,6 @@
 import { query, queryOne, transaction } from "../db/query";
 import { sql } from "../db/sql";
+import { counterDelta } from "../projects/counters";
 import { defaultSettings, parseDuration } from "../projects/project";
 
 /**
@@ -7,7 +8,7 @@ import { defaultSettings, parseDuration } from "../projects/project";
  * in one process at a time (advisory lock):
  * - an event is removed once it is older than its project's `settings.events_ttl` (default 24 h:
  *   the change feed can resume from it until then), the hooks dispatcher has passed it, and no
- *   queued delivery still reads it;
+ *   queued delivery still reads it; `status.events_size` drops by its document copy;
  * - finished deliveries (`_hooks_history`) go after `settings.hooks_history_ttl` (default 720 h).
  * Both in batches, so a large backlog never holds long locks.
  */
@@ -27,17 +28,22 @@ export async function pruneOutbox(): Promise<{ events: number; history: number }
     for (const project of projects) {
       const eventsTtl = parseDuration(project.events_ttl ?? defaultSettings.events_ttl) ?? 0;
       if (eventsTtl > 0) {
-        const rows = await query(
-          sql`DELETE FROM document_events WHERE id IN (
-                SELECT e.id FROM document_events e, outbox_cursors c
-                WHERE c.name = 'hooks' AND e.project_id = ${project.id} AND e.created_at < now() - make_interval(secs => ${eventsTtl / 1000})
-                  AND (e.txid, e.id) <= (c.txid, c.event_id)
-                  AND NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.event_id = e.id AND d.state = 'queued')
-                LIMIT ${BATCH})
-              RETURNING 1`,
+        const [row] = await query<{ n: number }>(
+          sql`WITH gone AS (
+                DELETE FROM document_events WHERE id IN (
+                  SELECT e.id FROM document_events e, outbox_cursors c
+                  WHERE c.name = 'hooks' AND e.project_id = ${project.id} AND e.created_at < now() - make_interval(secs => ${eventsTtl / 1000})
+                    AND (e.txid, e.id) <= (c.txid, c.event_id)
+                    AND NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.event_id = e.id AND d.state = 'queued')
+                  LIMIT ${BATCH})
+                RETURNING collection_id, octet_length(coalesce(after, before)::text) AS size
+              ), counted AS (
+                ${counterDelta(project.id, "", { eventsSize: sql`-(SELECT coalesce(sum(size), 0) FROM gone WHERE collection_id <> '_files')` }, sql`EXISTS (SELECT 1 FROM gone)`)}
+              )
+              SELECT count(*)::int AS n FROM gone`,
           client,
         );
-        events += rows.length;
+        events += row.n;
       }
       const historyTtl = parseDuration(project.history_ttl ?? defaultSettings.hooks_history_ttl) ?? 0;
       if (historyTtl > 0) {

@@ -14,6 +14,8 @@ export interface CounterChange {
   documents?: Sql | number;
   dataSize?: Sql | number;
   filesSize?: Sql | number;
+  /** Bytes of document copies in the outbox (`status.events_size`). */
+  eventsSize?: Sql | number;
 }
 
 /**
@@ -22,8 +24,8 @@ export interface CounterChange {
  */
 export function counterDelta(projectId: string, collectionId: string, change: CounterChange, when: Sql = raw("TRUE")): Sql {
   const value = (v: Sql | number | undefined) => (v === undefined ? raw("0") : typeof v === "number" ? sql`${v}::bigint` : v);
-  return sql`INSERT INTO counter_deltas (project_id, collection_id, documents, data_size, files_size)
-    SELECT ${projectId}, ${collectionId}, ${value(change.documents)}, ${value(change.dataSize)}, ${value(change.filesSize)} WHERE ${when}`;
+  return sql`INSERT INTO counter_deltas (project_id, collection_id, documents, data_size, files_size, events_size)
+    SELECT ${projectId}, ${collectionId}, ${value(change.documents)}, ${value(change.dataSize)}, ${value(change.filesSize)}, ${value(change.eventsSize)} WHERE ${when}`;
 }
 
 /**
@@ -87,8 +89,8 @@ export async function cancelPendingCounters(db: Queryable, projectId: string, co
     return;
   }
   await query(
-    sql`INSERT INTO counter_deltas (project_id, collection_id, documents, data_size, files_size)
-        SELECT project_id, collection_id, -sum(documents)::bigint, -sum(data_size)::bigint, -sum(files_size)::bigint
+    sql`INSERT INTO counter_deltas (project_id, collection_id, documents, data_size, files_size, events_size)
+        SELECT project_id, collection_id, -sum(documents)::bigint, -sum(data_size)::bigint, -sum(files_size)::bigint, -sum(events_size)::bigint
         FROM counter_deltas WHERE project_id = ${projectId} GROUP BY project_id, collection_id`,
     db,
   );
@@ -101,14 +103,14 @@ export async function compactCounters(db: Queryable = pool()): Promise<number> {
   const rows = await query<{ n: number }>(
     sql`WITH moved AS (
       DELETE FROM counter_deltas WHERE id IN (SELECT id FROM counter_deltas ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-      RETURNING project_id, collection_id, documents, data_size, files_size
+      RETURNING project_id, collection_id, documents, data_size, files_size, events_size
     ), c AS (
       UPDATE collections c SET documents_count = c.documents_count + s.n
       FROM (SELECT project_id, collection_id, sum(documents)::bigint AS n FROM moved GROUP BY 1, 2) s
       WHERE c.project_id = s.project_id AND c.id = s.collection_id AND s.n <> 0
     ), p AS (
-      UPDATE projects p SET data_size = p.data_size + s.d, files_size = p.files_size + s.f
-      FROM (SELECT project_id, sum(data_size)::bigint AS d, sum(files_size)::bigint AS f FROM moved GROUP BY 1) s
+      UPDATE projects p SET data_size = p.data_size + s.d, files_size = p.files_size + s.f, events_size = p.events_size + s.e
+      FROM (SELECT project_id, sum(data_size)::bigint AS d, sum(files_size)::bigint AS f, sum(events_size)::bigint AS e FROM moved GROUP BY 1) s
       WHERE p.id = s.project_id
     )
     SELECT count(*)::int AS n FROM moved`,

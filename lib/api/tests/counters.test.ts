@@ -54,6 +54,36 @@ describe("counters", () => {
     expect(docs.body.items.every((d: Record<string, unknown>) => d.big === undefined)).toBe(true);
   });
 
+  it("the outbox is counted: events_size is the bytes of the document copies events hold, less what pruning removes", async () => {
+    const { pruneOutbox } = await import("../../outbox/outbox-maintenance");
+    const project = await createProject(t.server, t.owner.session);
+    const token = (await t.server.request("/api/collections/_tokens/documents/", { project, session: t.owner.session, json: { permission: { allow: { all: true } } } })).body.token;
+    const as2 = { project, token };
+    await t.server.request("/api/collections/ev/documents/", { ...as2, json: { _id: "a", text: "x".repeat(500) } });
+    for (let i = 0; i < 5; i++) await t.server.request("/api/collections/ev/documents/a/", { ...as2, method: "PATCH", json: { i } });
+    await t.server.request("/api/collections/ev/documents/", { ...as2, action: "update", json: { filter: {}, operation: { $inc: { i: 1 } } } });
+    await t.server.request("/api/collections/ev/documents/a/", { ...as2, method: "DELETE" });
+    const actual = async () =>
+      Number((await t.db.query("SELECT coalesce(sum(octet_length(coalesce(after, before)::text)), 0) AS n FROM document_events WHERE project_id = $1 AND collection_id <> '_files'", [project])).rows[0].n);
+    const counted = async () => Number((await t.db.query("SELECT events_size FROM project_totals WHERE project_id = $1", [project])).rows[0].events_size);
+    expect(await actual()).toBeGreaterThan(8 * 500);
+    expect(await counted()).toBe(await actual());
+    // Past events_ttl (and once the hooks dispatcher has passed them) the events go, and the count with them.
+    await t.db.query("UPDATE document_events SET created_at = now() - interval '2 days' WHERE project_id = $1", [project]);
+    // The hooks dispatcher (running in the test server) passes every event, hooks or not.
+    await expect
+      .poll(async () =>
+        (await t.db.query("SELECT bool_and((e.txid, e.id) <= (c.txid, c.event_id)) AS passed FROM document_events e, outbox_cursors c WHERE c.name = 'hooks' AND e.project_id = $1", [project])).rows[0].passed,
+      )
+      .toBe(true);
+    const { runAsBackground } = await import("../../db/pool");
+    await runAsBackground(() => pruneOutbox());
+    expect(await actual()).toBe(0);
+    expect(await counted()).toBe(0);
+    await compactCounters();
+    expect(await counted()).toBe(0);
+  });
+
   it("a collection deleted with pending deltas and created again counts from zero", async () => {
     await Promise.all(Array.from({ length: 5 }, () => t.server.request("/api/collections/again/documents/", { ...as(), json: { x: 1 } })));
     expect((await t.server.request("/api/collections/again/", { ...as(), method: "DELETE" })).status).toBe(204);
