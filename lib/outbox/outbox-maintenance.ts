@@ -35,7 +35,6 @@ export async function pruneOutbox(): Promise<{ events: number; history: number }
                   WHERE c.name = 'hooks' AND e.project_id = ${project.id} AND e.created_at < now() - make_interval(secs => ${eventsTtl / 1000})
                     AND (e.txid, e.id) <= (c.txid, c.event_id)
                     AND NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.event_id = e.id AND d.state = 'queued')
-                  ORDER BY e.txid, e.id
                   LIMIT ${BATCH})
                 RETURNING collection_id, octet_length(coalesce(after, before)::text) AS size
               ), counted AS (
