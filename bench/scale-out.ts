@@ -62,7 +62,7 @@ async function main() {
     const file = path.join(work, "blob.bin");
     const seed = randomBytes(1 << 20);
     const out = fs.createWriteStream(file);
-    for (let i = 0; i < FILE_MB; i++) if (!out.write(seed)) await new Promise((r) => out.once("drain", r));
+    for (let i = 0; i < FILE_MB; i++) if (!out.write(seed)) await new Promise<void>((r) => out.once("drain", () => r()));
     await new Promise<void>((r) => out.end(() => r()));
     const size = FILE_MB << 20;
 
