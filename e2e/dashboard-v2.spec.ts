@@ -310,6 +310,27 @@ test("documents: schema form with field messages, row side panel, filter builder
     expect(JSON.parse(new URL(page.url()).searchParams.get("filter") ?? "null")).toEqual({ level: "senior" });
   });
 
+  await test.step("the field-list designer writes the same JSON Schema, in the order shown", async () => {
+    await page.goto(`/projects/${projectId}/collections`);
+    await page.getByRole("button", { name: "New collection" }).click();
+    const form = page.getByRole("form", { name: "New collection" });
+    await form.getByLabel("Collection ID").fill("designed");
+    await form.getByRole("button", { name: "Fields", exact: true }).click();
+    await form.getByLabel("New field name").fill("title");
+    await form.getByRole("button", { name: "Add field" }).click();
+    await form.getByLabel("New field name").fill("year");
+    await form.getByRole("combobox", { name: "New field type" }).selectOption("integer");
+    await form.getByRole("button", { name: "Add field" }).click();
+    await form.getByLabel("Required title").check();
+    await form.getByRole("button", { name: "Move year up" }).click();
+    await form.getByRole("button", { name: "Create collection" }).click();
+    await expect(page).toHaveURL(/\/collections\/designed$/);
+    const schema = (await call("/api/collections/designed/")).body.schema;
+    expect(Object.keys(schema.properties)).toEqual(["year", "title"]);
+    expect(schema.properties).toEqual({ year: { type: "integer", position: 1 }, title: { type: "string", position: 2, required: true } });
+    await page.goto(`/projects/${projectId}/collections/people`);
+  });
+
   await test.step("columns can be hidden (kept after a reload)", async () => {
     const table = page.getByRole("table", { name: "Documents of people" });
     await expect(table.getByRole("columnheader", { name: "tags" })).toHaveCount(1);

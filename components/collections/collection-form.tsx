@@ -6,6 +6,7 @@ import { checkSchema, parseJsonObject, schemaColumns } from "@/lib/client/json-e
 import type { CollectionDefinition, CollectionInput } from "@/lib/client/types";
 import { Alert, Button, JsonField, TextField } from "@/components/ui";
 import { checkRows, fromRows, IndexEditor, toRows, type IndexRow } from "./index-editor";
+import { SchemaDesigner } from "./schema-designer";
 import { SchemaProcessors } from "./schema-processors";
 
 const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
@@ -46,6 +47,7 @@ export function CollectionForm({
   // A new collection starts without a schema: the example is a placeholder, never saved by accident.
   const [schemaText, setSchemaText] = useState(initial?.schema ? JSON.stringify(initial.schema, null, 2) : "");
   const [rows, setRows] = useState<IndexRow[]>(() => toRows(initial?.indexes ?? []));
+  const [designing, setDesigning] = useState(false);
 
   // Checked as you type: empty = no schema (any document is accepted).
   const parsed = schemaText.trim() ? parseJsonObject(schemaText, "A schema") : ({ ok: true, value: null } as const);
@@ -100,22 +102,38 @@ export function CollectionForm({
             error={serverFor("description")[0]?.message}
           />
         </div>
-        <JsonField
-          label="Schema (JSON Schema)"
-          name="schema"
-          rows={14}
-          value={schemaText}
-          onChange={setSchemaText}
-          placeholder={EXAMPLE_SCHEMA}
-          errors={[...schemaErrors, ...schemaServer]}
-          hint={
-            <>
-              Draft 4, with Arca&apos;s additions: <code>&quot;required&quot;: true</code>, <code>&quot;position&quot;</code> (column order),{" "}
-              <code>&quot;immutable&quot;</code>, and the types <code>file</code>, <code>datetime</code>, <code>embed</code>. Properties not listed are refused. Leave
-              empty for no schema (any document is accepted); the greyed example is only a placeholder.
-            </>
-          }
-        />
+        <div role="group" aria-label="Schema editor" className="inline-flex rounded-md border border-slate-300 p-0.5 text-xs">
+          {([false, true] as const).map((fields) => (
+            <button
+              key={String(fields)}
+              type="button"
+              aria-pressed={designing === fields}
+              onClick={() => setDesigning(fields)}
+              className={`rounded px-2.5 py-1 font-medium ${designing === fields ? "bg-indigo-600 text-white" : "text-slate-700 hover:bg-slate-100"}`}
+            >
+              {fields ? "Fields" : "JSON"}
+            </button>
+          ))}
+        </div>
+        {designing && <SchemaDesigner text={schemaText} onChange={setSchemaText} />}
+        {!designing && (
+          <JsonField
+            label="Schema (JSON Schema)"
+            name="schema"
+            rows={14}
+            value={schemaText}
+            onChange={setSchemaText}
+            placeholder={EXAMPLE_SCHEMA}
+            errors={[...schemaErrors, ...schemaServer]}
+            hint={
+              <>
+                Draft 4, with Arca&apos;s additions: <code>&quot;required&quot;: true</code>, <code>&quot;position&quot;</code> (column order),{" "}
+                <code>&quot;immutable&quot;</code>, and the types <code>file</code>, <code>datetime</code>, <code>embed</code>. Properties not listed are refused. Leave
+                empty for no schema (any document is accepted); the greyed example is only a placeholder.
+              </>
+            }
+          />
+        )}
         {schemaErrors.length === 0 && parsed.ok && parsed.value && (
           <p className="text-xs text-emerald-700" data-testid="schema-ok">
             Valid schema{schemaColumns(parsed.value).length ? `: ${schemaColumns(parsed.value).join(", ")}` : ""}.
