@@ -12,8 +12,8 @@ type Mode = "default" | "property" | "value";
  * The processors of one schema property (CONTRACT §7), as a form per kind: add, order, remove
  * and configure each step; every argument is either another property of the document or a
  * literal value (the source argument may also stay the property's own value). The API's 422
- * messages for the property (`errors` naming it) show under the list. Not wired into a page yet:
- * the collection schema editor mounts it per property with `value`/`onChange` on the schema.
+ * messages for the property (`errors` naming it) show under the list. The collection schema
+ * editor mounts it per property (schema-processors.tsx) with `value`/`onChange` on the schema.
  */
 export function ProcessorsEditor({
   property,
