@@ -32,8 +32,12 @@ test("a third user sees none of another user's projects", async ({ page }) => {
   expect(list.status()).toBe(200);
   expect((await list.json()).items).toEqual([]);
   expect((await page.request.get(`/api/user/projects/${privateId}/`)).status()).toBe(404);
-  const patch = await page.request.patch(`/api/user/projects/${privateId}/`, { data: { name: "pwned" } });
+  // A write carried by the cookie counts only from the dashboard's own origin (CSRF, CONTRACT §1).
+  const origin = new URL(page.url()).origin;
+  const patch = await page.request.patch(`/api/user/projects/${privateId}/`, { data: { name: "pwned" }, headers: { origin } });
   expect(patch.status()).toBe(404);
+  const forged = await page.request.patch(`/api/user/projects/${privateId}/`, { data: { name: "pwned" } });
+  expect(forged.status()).toBe(401);
   const tokens = await page.request.get("/api/collections/_tokens/documents/", { headers: { "x-project": privateId } });
   expect([401, 403, 404]).toContain(tokens.status());
   const info = await api("/api/info/", { session: owner, project: privateId });
