@@ -71,7 +71,8 @@ describe("files of deleted documents with delete_files off", () => {
   });
 });
 
-describe("the orphan sweep with many files on one document", () => {
+// 10,000 files per test: minutes under a full parallel suite on 2 cores (and once more on S3).
+describe("the orphan sweep with many files on one document", { timeout: 120_000 }, () => {
   const MANY = 10_000;
 
   /** Gives document `id` (already holding one uploaded file) MANY more file records, as rows and in its JSON. */
