@@ -13,11 +13,11 @@ import { createHash, randomUUID } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { mkdir, open, readdir, rename, rm, stat as fsStat, unlink } from "node:fs/promises";
 import path from "node:path";
-import { Transform, type Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { blobMeter } from "./blob-meter";
 import {
   assertBlobKey,
-  BlobTooLargeError,
   DEFAULT_HEAD_BYTES,
   InvalidBlobKeyError,
   type BlobRange,
@@ -78,35 +78,18 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
     const id = `${randomUUID()}.${processOwner()}.part`;
     const tempPath = path.join(tempDir, id);
 
-    const md5 = createHash("md5");
-    let size = 0;
-    const head: Buffer[] = [];
-    let headLength = 0;
-    const meter = new Transform({
-      transform(chunk: Buffer, _encoding, callback) {
-        size += chunk.length;
-        // Checked per chunk, before the chunk is written: at most one chunk past the limit is
-        // ever read, and none of it reaches the disk.
-        if (size > maxBytes) return callback(new BlobTooLargeError(maxBytes));
-        md5.update(chunk);
-        if (headLength < headBytes) {
-          const piece = Buffer.from(chunk.subarray(0, headBytes - headLength));
-          head.push(piece);
-          headLength += piece.length;
-        }
-        callback(null, chunk);
-      },
-    });
-
+    // Checked per chunk, before the chunk is written: at most one chunk past the limit is ever
+    // read, and none of it reaches the disk.
+    const meter = blobMeter(maxBytes, headBytes);
     try {
       // `flush` fsyncs before the close that ends the pipeline: the bytes are on disk before
       // anyone can commit them.
-      await pipeline(source, meter, createWriteStream(tempPath, { flags: "wx", flush: true, highWaterMark: WRITE_HIGH_WATER_MARK }), { signal });
+      await pipeline(source, meter.stream, createWriteStream(tempPath, { flags: "wx", flush: true, highWaterMark: WRITE_HIGH_WATER_MARK }), { signal });
     } catch (error) {
       await rm(tempPath, { force: true });
       throw error;
     }
-    return { id, size, md5: md5.digest("hex"), head: Buffer.concat(head) };
+    return { id, ...meter.result() };
   }
 
   async function commit(staged: StagedBlob, key: string): Promise<void> {
