@@ -15,19 +15,13 @@ import type { ChildProcess } from "node:child_process";
 import http from "node:http";
 import pg from "pg";
 import { benchDatabase, seedProject } from "./bench-database";
-import { rssMiB, startArca, stopChildren } from "./bench-processes";
+import { rssMiB, startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS || 20);
 const SLOW = Number(process.env.BENCH_SLOW || 8);
 const SLOW_REGEX = "(a?){100}".repeat(11);
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark(main);
 
 interface Answer {
   status: number;

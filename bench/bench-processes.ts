@@ -46,3 +46,14 @@ export function rssMiB(pid: number): number {
     return 0;
   }
 }
+
+/** Runs a benchmark's `main`: exit 0 when it ends, 1 with the error printed when it fails. */
+export function runBenchmark(main: () => Promise<void>): void {
+  main().then(
+    () => process.exit(0),
+    (error) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -17,7 +17,7 @@ import path from "node:path";
 import { chromium, type Page } from "@playwright/test";
 import pg from "pg";
 import { benchDatabase } from "./bench-database";
-import { stopChildren } from "./bench-processes";
+import { stopChildren, runBenchmark } from "./bench-processes";
 
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS || 100_000);
 const RUNS = Number(process.env.BENCH_RUNS || 5);
@@ -26,13 +26,7 @@ const EMAIL = "bench-owner@example.test";
 const PASSWORD = "bench dashboard password";
 const PROJECT = "bench";
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark(main);
 
 async function main() {
   if (!fs.existsSync(".next/BUILD_ID")) throw new Error("no dashboard build: run `npx next build` first");

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { benchDatabase, seedProject } from "./bench-database";
-import { startArca, startChild, stopChildren } from "./bench-processes";
+import { startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const CONNECTIONS = 10;
@@ -38,13 +38,7 @@ interface Result {
 
 if (process.argv[2] === "--baseline") void serveBaseline(process.argv[3]);
 else
-  main().then(
-    () => process.exit(0),
-    (error) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  runBenchmark(main);
 
 async function main() {
   const { url, cleanup } = await benchDatabase("documents");

@@ -14,19 +14,13 @@ import http from "node:http";
 import autocannon from "autocannon";
 import pg from "pg";
 import { benchDatabase, seedProject } from "./bench-database";
-import { rssMiB, startArca, stopChildren } from "./bench-processes";
+import { rssMiB, startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS || 1000);
 const PROJECT = "bench";
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark(main);
 
 async function main() {
   const { url, cleanup } = await benchDatabase("feed");

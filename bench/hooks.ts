@@ -18,7 +18,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { request } from "undici";
 import { benchDatabase, seedProject } from "./bench-database";
-import { startArca, startChild, stopChildren } from "./bench-processes";
+import { startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 5000);
@@ -26,13 +26,7 @@ const PROJECT = "bench";
 
 if (process.argv[2] === "--receiver") serveReceiver();
 else
-  main().then(
-    () => process.exit(0),
-    (error) => {
-      console.error(error);
-      process.exit(1);
-    },
-  );
+  runBenchmark(main);
 
 async function main() {
   const { url, cleanup } = await benchDatabase("hooks");

@@ -11,19 +11,13 @@ import type { ChildProcess } from "node:child_process";
 import autocannon from "autocannon";
 import pg from "pg";
 import { benchDatabase, seedProject } from "./bench-database";
-import { startArca, stopChildren } from "./bench-processes";
+import { startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS || 1_000_000);
 const PROJECT = "bench";
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark(main);
 
 async function main() {
   const { url, cleanup } = await benchDatabase("lists");

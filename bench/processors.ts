@@ -18,19 +18,13 @@ import path from "node:path";
 import pg from "pg";
 import sharp from "sharp";
 import { benchDatabase, seedProject } from "./bench-database";
-import { rssMiB, startArca, stopChildren } from "./bench-processes";
+import { rssMiB, startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const RUNS = Number(process.env.BENCH_RUNS || 10);
 const WRITES = Number(process.env.BENCH_WRITES || 200);
 const PROJECT = "bench";
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark(main);
 
 async function main() {
   const { url, cleanup } = await benchDatabase("processors");

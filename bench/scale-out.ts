@@ -22,20 +22,14 @@ import { Upload } from "@aws-sdk/lib-storage";
 import autocannon from "autocannon";
 import pg from "pg";
 import { benchDatabase, seedProject } from "./bench-database";
-import { rssMiB, startArca, stopChildren } from "./bench-processes";
+import { rssMiB, startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const FILE_MB = Number(process.env.BENCH_FILE_MB || 200);
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const PROJECT = "bench";
 const credentials = { accessKeyId: "TESTACCESSKEY0000001", secretAccessKey: "testsecretkey0000000000000000000000000001" };
 
-main().then(
-  () => process.exit(0),
-  (error) => {
-    console.error(error);
-    process.exit(1);
-  },
-);
+runBenchmark(main);
 
 async function main() {
   const endpoint = process.env.BENCH_S3_ENDPOINT ?? startCeph();
