@@ -28,6 +28,7 @@ async function main() {
   try {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
+    client.on("error", () => {}); // the cleanup drops the database under it
     const secret = await seedProject(client, PROJECT);
     await client.end();
     const arca = await startArca(url, children);

@@ -34,6 +34,7 @@ async function main() {
   try {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
+    client.on("error", () => {}); // the cleanup drops the database under it
     const secret = await seedProject(client, PROJECT);
     const receiver = await startChild(fileURLToPath(import.meta.url), ["--receiver"], children);
     const arca = await startArca(url, children, { ARCA_HOOKS_ALLOW_PRIVATE: "true" });

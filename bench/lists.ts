@@ -25,6 +25,7 @@ async function main() {
   try {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
+    client.on("error", () => {}); // the cleanup drops the database under it
     const secret = await seedProject(client, PROJECT);
     await client.query(`INSERT INTO collections (project_id, id) VALUES ($1, 'items')`, [PROJECT]);
     const started = Date.now();
@@ -42,11 +43,13 @@ async function main() {
     if (indexed.status !== 200) throw new Error(`index: ${indexed.status} ${await indexed.text()}`);
     await client.query("ANALYZE documents");
 
-    const path = () => {
+    // Random pages among the first ten (fewer when a category has fewer than 1,000 documents).
+    const pages = Math.max(1, Math.min(10, Math.floor(DOCUMENTS / 100 / 100)));
+    const path = (page = 1 + Math.floor(Math.random() * pages)) => {
       const filter = encodeURIComponent(JSON.stringify({ category: `c${Math.floor(Math.random() * 100)}` }));
-      return `/api/collections/items/documents/?filter=${filter}&sort=-n&per_page=100&page=${1 + Math.floor(Math.random() * 10)}`;
+      return `/api/collections/items/documents/?filter=${filter}&sort=-n&per_page=100&page=${page}`;
     };
-    const sample = await (await fetch(`${arca}${path()}`, { headers })).json();
+    const sample = await (await fetch(`${arca}${path(1)}`, { headers })).json();
     if (sample.total !== DOCUMENTS / 100 || sample.items.length !== 100) throw new Error(`unexpected page: total ${sample.total}, ${sample.items?.length} items`);
     const measure = (duration: number) =>
       new Promise<any>((resolve, reject) =>
@@ -67,7 +70,7 @@ async function main() {
           await pool.query(
             `SELECT d.data, count(*) OVER () AS total FROM documents d WHERE d.project_id = $1 AND d.collection_id = 'items'
                AND (d.data #> '{category}') = $2::jsonb ORDER BY (d.data #> '{n}') DESC NULLS LAST, d.id LIMIT 100 OFFSET $3`,
-            [PROJECT, category, 100 * Math.floor(Math.random() * 10)],
+            [PROJECT, category, 100 * Math.floor(Math.random() * pages)],
           );
           times.push(performance.now() - t0);
         }

@@ -39,6 +39,7 @@ async function main() {
   try {
     const client = new pg.Client({ connectionString: url });
     await client.connect();
+    client.on("error", () => {}); // the cleanup drops the database under it
     const secret = await seedProject(client, PROJECT);
     await client.end();
     const bucket = `bench-${Date.now().toString(36)}`;
