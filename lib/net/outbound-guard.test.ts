@@ -3,6 +3,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { request } from "undici";
 import { assertHostAllowed, checkPublicUrl, isPrivateAddress, outboundDispatcher } from "./outbound-guard";
 
+// The default (the suite's config allows loopback for its receivers): private targets refused.
+process.env.ARCA_HOOKS_ALLOW_PRIVATE = "false";
+
 describe("outbound guard", () => {
   let server: http.Server;
   let port: number;
