@@ -2,7 +2,8 @@ import path from "node:path";
 import pg from "pg";
 import { startEmbeddedPostgres } from "../lib/db/embedded-postgres";
 import { migrate } from "../lib/db/migrate";
-export { seedProject } from "../lib/testing/seed-project";
+import { seedProject } from "../lib/testing/seed-project";
+export { seedProject };
 
 /**
  * A fresh, migrated database for one benchmark run: on DATABASE_URL's server when given, else on
@@ -32,6 +33,27 @@ export async function benchDatabase(label: string): Promise<{ url: string; clean
       await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`).catch(() => {});
       await client.end();
       await stop();
+    },
+  };
+}
+
+/**
+ * The usual start of a benchmark: a fresh database, a client on it (kept open for the
+ * benchmark's own queries) and the seeded project's token secret. `cleanup` closes and drops.
+ */
+export async function benchProject(label: string, project: string): Promise<{ url: string; client: pg.Client; secret: string; cleanup: () => Promise<void> }> {
+  const database = await benchDatabase(label);
+  const client = new pg.Client({ connectionString: database.url });
+  await client.connect();
+  client.on("error", () => {}); // the cleanup drops the database under it
+  const secret = await seedProject(client, project);
+  return {
+    url: database.url,
+    client,
+    secret,
+    async cleanup() {
+      await client.end().catch(() => {});
+      await database.cleanup();
     },
   };
 }

@@ -12,8 +12,7 @@
 import type { ChildProcess } from "node:child_process";
 import http from "node:http";
 import autocannon from "autocannon";
-import pg from "pg";
-import { benchDatabase, seedProject } from "./bench-database";
+import { benchProject } from "./bench-database";
 import { rssMiB, startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -23,13 +22,9 @@ const PROJECT = "bench";
 runBenchmark(main);
 
 async function main() {
-  const { url, cleanup } = await benchDatabase("feed");
+  const { url, client, secret, cleanup } = await benchProject("feed", PROJECT);
   const children: ChildProcess[] = [];
   try {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    client.on("error", () => {}); // the cleanup drops the database under it
-    const secret = await seedProject(client, PROJECT);
     await client.end();
     const arca = await startArca(url, children);
     const pid = children[0].pid!;

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { request } from "undici";
-import { benchDatabase, seedProject } from "./bench-database";
+import { benchProject } from "./bench-database";
 import { startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -29,13 +29,9 @@ else
   runBenchmark(main);
 
 async function main() {
-  const { url, cleanup } = await benchDatabase("hooks");
+  const { url, client, secret, cleanup } = await benchProject("hooks", PROJECT);
   const children: ChildProcess[] = [];
   try {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    client.on("error", () => {}); // the cleanup drops the database under it
-    const secret = await seedProject(client, PROJECT);
     const receiver = await startChild(fileURLToPath(import.meta.url), ["--receiver"], children);
     const arca = await startArca(url, children, { ARCA_HOOKS_ALLOW_PRIVATE: "true" });
     const headers = { "x-project": PROJECT, authorization: `Token ${secret}`, "content-type": "application/json" };

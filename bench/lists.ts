@@ -10,7 +10,7 @@
 import type { ChildProcess } from "node:child_process";
 import autocannon from "autocannon";
 import pg from "pg";
-import { benchDatabase, seedProject } from "./bench-database";
+import { benchProject } from "./bench-database";
 import { startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
@@ -20,13 +20,9 @@ const PROJECT = "bench";
 runBenchmark(main);
 
 async function main() {
-  const { url, cleanup } = await benchDatabase("lists");
+  const { url, client, secret, cleanup } = await benchProject("lists", PROJECT);
   const children: ChildProcess[] = [];
   try {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    client.on("error", () => {}); // the cleanup drops the database under it
-    const secret = await seedProject(client, PROJECT);
     await client.query(`INSERT INTO collections (project_id, id) VALUES ($1, 'items')`, [PROJECT]);
     const started = Date.now();
     await client.query(

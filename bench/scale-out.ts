@@ -20,8 +20,7 @@ import { pipeline } from "node:stream/promises";
 import { CreateBucketCommand, GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import autocannon from "autocannon";
-import pg from "pg";
-import { benchDatabase, seedProject } from "./bench-database";
+import { benchProject } from "./bench-database";
 import { rssMiB, startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const FILE_MB = Number(process.env.BENCH_FILE_MB || 200);
@@ -33,14 +32,10 @@ runBenchmark(main);
 
 async function main() {
   const endpoint = process.env.BENCH_S3_ENDPOINT ?? startCeph();
-  const { url, cleanup } = await benchDatabase("scaleout");
+  const { url, client, secret, cleanup } = await benchProject("scaleout", PROJECT);
   const children: ChildProcess[] = [];
   const work = fs.mkdtempSync(path.join(os.tmpdir(), "arca-bench-s3-"));
   try {
-    const client = new pg.Client({ connectionString: url });
-    await client.connect();
-    client.on("error", () => {}); // the cleanup drops the database under it
-    const secret = await seedProject(client, PROJECT);
     await client.end();
     const bucket = `bench-${Date.now().toString(36)}`;
     const raw = new S3Client({ endpoint, region: "us-east-1", forcePathStyle: true, credentials, requestChecksumCalculation: "WHEN_REQUIRED", responseChecksumValidation: "WHEN_REQUIRED" });
