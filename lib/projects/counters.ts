@@ -1,7 +1,7 @@
 import type pg from "pg";
 import { pool } from "../db/pool";
 import { onCommit, query, transaction, type Queryable } from "../db/query";
-import { warnNearLimits } from "./limit-warnings";
+import { claimLimitWarnings, mailLimitWarnings } from "./limit-warnings";
 import { raw, sql, type Sql } from "../db/sql";
 
 /**
@@ -51,19 +51,20 @@ export function projectTotal(projectId: string, counter: "data_size" | "files_si
 export async function withLimitCheck<T>(db: Queryable, projectId: string, limited: boolean, work: (db: Queryable) => Promise<T>): Promise<T> {
   if (!limited) return work(db);
   const lock = (client: Queryable) => query(sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`, client);
-  // Once the write is in, tell the owner if it brought the project near a limit (CONTRACT §2).
-  const warn = () => void warnNearLimits(projectId).catch((error) => console.error(`limits: warning ${projectId} failed: ${(error as Error).message}`));
+  // Still holding the lock, tell the owner if this write brought the project near a limit (CONTRACT §2).
   if (isTransactionClient(db)) {
     await lock(db);
     const result = await work(db);
-    onCommit(db, warn);
+    const warnings = await claimLimitWarnings(db, projectId);
+    if (warnings.length) onCommit(db, () => mailLimitWarnings(warnings));
     return result;
   }
-  const result = await transaction(async (client) => {
+  const [result, warnings] = await transaction(async (client) => {
     await lock(client);
-    return work(client);
+    const result = await work(client);
+    return [result, await claimLimitWarnings(client, projectId)] as const;
   });
-  warn();
+  mailLimitWarnings(warnings);
   return result;
 }
 
