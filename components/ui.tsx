@@ -25,13 +25,12 @@ export function Button({
   className = "",
   ...props
 }: React.ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant }) {
-  return (
-    <button
-      type="button"
-      {...props}
-      className={`inline-flex items-center justify-center gap-2 rounded-md px-3.5 py-2 text-sm font-medium shadow-sm transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed ${buttonStyles[variant]} ${className}`}
-    />
-  );
+  return <button type="button" {...props} className={buttonClass(variant, className)} />;
+}
+
+/** A button's look, for links that act as buttons (a download is a navigation, not a click handler). */
+export function buttonClass(variant: ButtonVariant = "primary", className = ""): string {
+  return `inline-flex items-center justify-center gap-2 rounded-md px-3.5 py-2 text-sm font-medium shadow-sm transition focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-indigo-600 disabled:cursor-not-allowed ${buttonStyles[variant]} ${className}`;
 }
 
 export const inputClass =

@@ -3,14 +3,14 @@
 import Link from "next/link";
 import { useEffect, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
-import { contentUrl, downloadFile, fetchContent, uploadFile, type UploadHandle, type UploadTarget } from "@/lib/client/files";
+import { contentUrl, downloadUrl, fetchContent, uploadFile, type UploadHandle, type UploadTarget } from "@/lib/client/files";
 import { formatBytes } from "@/lib/client/format";
 import { queryKeys, useCollection, useCollections, useDeleteFile, useFiles, useFileUploaded } from "@/lib/client/hooks";
 import { flashClass, useLiveFeed } from "@/lib/client/use-live-feed";
 import { LiveStatus } from "@/components/live/live-status";
 import { fileProperties } from "@/lib/client/json-editing";
 import type { FileRecord } from "@/lib/client/types";
-import { Alert, Badge, Button, Card, ConfirmDialog, inputClass, SelectField, TextField } from "@/components/ui";
+import { Alert, Badge, Button, buttonClass, Card, ConfirmDialog, inputClass, SelectField, TextField } from "@/components/ui";
 import { FilePreview } from "./file-preview";
 
 interface Upload {
@@ -258,33 +258,20 @@ function describeUploadError(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * A link, not a fetch: the browser streams the content to disk (see `downloadUrl`). A refused
+ * download (e.g. the file was deleted meanwhile) shows in the browser's downloads as failed.
+ */
 function DownloadButton({ projectId, file, compact }: { projectId: string; file: FileRecord; compact?: boolean }) {
-  const [state, setState] = useState<{ busy: boolean; error?: string }>({ busy: false });
   return (
-    <>
-      <Button
-        variant={compact ? "ghost" : "secondary"}
-        className={compact ? "px-2 py-1 text-xs" : ""}
-        disabled={state.busy}
-        aria-label={`Download ${file.name}`}
-        onClick={async () => {
-          setState({ busy: true });
-          try {
-            await downloadFile(projectId, file);
-            setState({ busy: false });
-          } catch (error) {
-            setState({ busy: false, error: describeError(error) });
-          }
-        }}
-      >
-        {state.busy ? "Downloading..." : "Download"}
-      </Button>
-      {state.error && (
-        <span role="alert" className="text-xs text-red-700">
-          {state.error}
-        </span>
-      )}
-    </>
+    <a
+      href={downloadUrl(projectId, file._id)}
+      download={file.name || file._id}
+      aria-label={`Download ${file.name}`}
+      className={buttonClass(compact ? "ghost" : "secondary", compact ? "px-2 py-1 text-xs" : "")}
+    >
+      Download
+    </a>
   );
 }
 

@@ -14,6 +14,7 @@ import type { ApiEnv } from "../http/env";
 import { fileResponse } from "../http/file-response";
 import { isMultipart } from "../http/multipart-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { projectNamedInQuery } from "../http/request-context";
 import { readUploadBody } from "../http/upload-body";
 import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
@@ -65,7 +66,7 @@ export function bindFilesApi(routes: ProjectRoutes): void {
     ),
   );
   routes.get(`${FILES}/:id`, async (c) => c.json(fileRecord(await readableFile(c))));
-  routes.get(`${FILES}/:id/content`, async (c) => fileResponse(c.req.raw, await readableFile(c), nodeResponse(c)));
+  routes.get(`${FILES}/:id/content`, async (c) => fileResponse(c.req.raw, await readableFile(c), nodeResponse(c), contentOptions(c)));
   routes.post(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), false));
   routes.put(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), true));
   routes.delete(`${FILES}/:id`, async (c) => {
@@ -104,7 +105,12 @@ async function propertyContent(c: Context<ApiEnv>, next: Next) {
   if (!isFileRecordShape(value)) return next();
   const row = await findDocumentFile(projectId(c), collectionId, id, value._id);
   if (!row) throw notFound("File not found.");
-  return fileResponse(c.req.raw, row, nodeResponse(c));
+  return fileResponse(c.req.raw, row, nodeResponse(c), contentOptions(c));
+}
+
+/** Content named by `?project=` on the bare host is on the dashboard's origin: always a download. */
+function contentOptions(c: Context<ApiEnv>): { attachment: boolean } {
+  return { attachment: projectNamedInQuery(c) };
 }
 
 /** A `_files` record the caller may read: read on `_files`, or read on the file's own document. */

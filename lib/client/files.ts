@@ -1,7 +1,7 @@
 /**
  * File transfers for the dashboard. Uploads go through XMLHttpRequest because fetch has no upload
- * progress; content is fetched with `X-Project` (the cookie is for the bare host, and an
- * `<img src>` cannot send headers) and shown through a blob URL.
+ * progress; previews fetch content with `X-Project` (the cookie is for the bare host, and an
+ * `<img src>` cannot send headers) and show it through a blob URL; downloads are links.
  */
 import { ApiError, type PropertyError } from "./api";
 import type { ArcaDocument, FileRecord } from "./types";
@@ -105,7 +105,7 @@ export function contentUrl(fileId: string): string {
   return `${FILES_PATH}${enc(fileId)}/content/`;
 }
 
-/** The bytes of a file, as a Blob of its content type (for previews and downloads). */
+/** The bytes of a file, as a Blob of its content type (for previews). */
 export async function fetchContent(project: string, file: Pick<FileRecord, "_id" | "content_type">, signal?: AbortSignal): Promise<Blob> {
   let response: Response;
   try {
@@ -122,17 +122,12 @@ export async function fetchContent(project: string, file: Pick<FileRecord, "_id"
   return blob.type ? blob : new Blob([blob], { type: file.content_type });
 }
 
-/** Saves a file the way a download link would: fetch with the project header, then `<a download>`. */
-export async function downloadFile(project: string, file: Pick<FileRecord, "_id" | "content_type" | "name">): Promise<void> {
-  const blob = await fetchContent(project, file);
-  const url = URL.createObjectURL(blob);
-  const link = document.createElement("a");
-  link.href = url;
-  link.download = file.name || file._id;
-  link.rel = "noopener";
-  document.body.appendChild(link);
-  link.click();
-  link.remove();
-  // Give the browser time to start the save before the URL goes.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+/**
+ * The address a download link navigates to: the content on the bare host with `?project=` (a
+ * navigation cannot send X-Project; the dashboard's cookie authorizes it, CONTRACT §1). The browser
+ * streams it to disk, so the file never passes through the tab's memory; the API answers it as an
+ * attachment under `Content-Security-Policy: sandbox`, so nothing uploaded renders on this origin.
+ */
+export function downloadUrl(project: string, fileId: string): string {
+  return `${contentUrl(fileId)}?project=${enc(project)}`;
 }

@@ -23,14 +23,16 @@ import { formatContentRange } from "./range";
  *   (images, audio, video, plain text, CSV, JSON, PDF) inline. Everything but PDF also gets
  *   `Content-Security-Policy: sandbox` (Chromium's PDF viewer refuses to render under it; a PDF
  *   cannot run script in the page's origin anyway).
+ * `attachment` (content reached on the dashboard's origin, see `projectNamedInQuery`) makes every
+ * type, PDF included, an attachment under the sandbox: a navigation there saves, never renders.
  * HEAD answers the same headers without opening the file. A GET queues a `last_access` update.
  */
-export async function fileResponse(request: Request, row: FileRow, outgoing?: ServerResponse): Promise<Response> {
+export async function fileResponse(request: Request, row: FileRow, outgoing?: ServerResponse, options: { attachment?: boolean } = {}): Promise<Response> {
   const size = Number(row.size);
   const method = request.method === "HEAD" ? "HEAD" : "GET";
   const decision = evaluateConditional(method, { etag: `"${row.md5}"`, lastModified: row.date_created, size }, conditionalHeadersFrom(request.headers));
   const essence = row.content_type.split(";", 1)[0].trim().toLowerCase();
-  const active = isActiveContent(row.content_type);
+  const active = options.attachment || isActiveContent(row.content_type);
   const headers = new Headers({
     "accept-ranges": "bytes",
     etag: `"${row.md5}"`,
@@ -49,7 +51,7 @@ export async function fileResponse(request: Request, row: FileRow, outgoing?: Se
     return new Response(null, { status: 416, headers });
   }
   headers.set("content-disposition", contentDisposition(active ? "attachment" : "inline", row.name));
-  if (essence !== "application/pdf") headers.set("content-security-policy", "sandbox");
+  if (essence !== "application/pdf" || options.attachment) headers.set("content-security-policy", "sandbox");
 
   const store = fileBlobStore();
   if (decision.status === 206 && decision.ranges.length > 1) {

@@ -58,11 +58,26 @@ function headerProject(c: Context): string | undefined {
 }
 
 /**
- * EventSource can send neither headers nor (cross-host) the dashboard's cookie, so the change
- * feed also takes the project as `?project=` on the bare host, as it takes `?token=`.
+ * GET paths a browser reaches without setting headers, so they also take the project as
+ * `?project=` on the bare host (as they take `?token=`): the change feed (EventSource sends no
+ * headers) and file content (a download is a navigation, streamed to disk by the browser).
  */
+const QUERY_PROJECT_PATHS: readonly RegExp[] = [
+  /\/events\/?$/,
+  /^\/api\/collections\/[^/]+\/documents\/[^/]+\/(?:.+\/)?content\/?$/,
+];
+
 function feedProject(c: Context): string | undefined {
-  return c.req.method === "GET" && /\/events\/?$/.test(c.req.path) ? c.req.query("project") : undefined;
+  return c.req.method === "GET" && QUERY_PROJECT_PATHS.some((path) => path.test(c.req.path)) ? c.req.query("project") : undefined;
+}
+
+/**
+ * True when the project came from `?project=` on the bare host: the request may be a navigation
+ * on the dashboard's own origin, so what it answers must never render there (file content goes
+ * out as an attachment under `Content-Security-Policy: sandbox`).
+ */
+export function projectNamedInQuery(c: Context): boolean {
+  return projectFromHost(c.req.header("host"), config().baseDomain) === undefined && c.req.header("x-project") === undefined && feedProject(c) !== undefined;
 }
 
 function requestAddress(c: Context): string | undefined {

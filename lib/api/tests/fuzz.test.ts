@@ -223,6 +223,27 @@ describe("fuzz: no 500, no hang, prototypes untouched", () => {
     );
   });
 
+  it("?project= on content paths, from the bare host without X-Project (dashboard downloads)", async () => {
+    const contentPath = fc.oneof(
+      fc.constantFrom(`/api/collections/_files/documents/${fileId}/content/`, "/api/collections/fz/documents/f1/file/content/", "/api/collections/fz/documents/d1/s/content"),
+      target.map((path) => `${path.replace(/\/?$/, "/")}content/`),
+    );
+    const project = fc.oneof(fc.constant(t.owner.project), urlWord, fc.constantFrom("", "%00", t.owner.project.toUpperCase(), ` ${t.owner.project}`));
+    const credential = fc.constantFrom<Record<string, string>>({}, { authorization: `Token ${t.owner.token}` }, { origin: "http://evil.example" }, { "sec-fetch-site": "cross-site" });
+    await fc.assert(
+      fc.asyncProperty(contentPath, project, credential, headers, fc.constantFrom("GET", "HEAD", "DELETE"), async (path, name, cred, hdrs, method) => {
+        const { "x-project": _ignored, ...rest } = safeHeaders(hdrs);
+        const res = await rawRequest(t.server.port, `${path}?project=${percentEncode(name)}`, { method, timeoutMs: HANG_BOUND_MS, headers: { ...rest, ...cred } });
+        expect(res.status, `${method} ${path}?project=${name}: ${res.text.slice(0, 300)}`).toBeLessThan(500);
+        if (res.status === 200 && method === "GET") {
+          expect(res.headers["content-disposition"]).toMatch(/^attachment/);
+          expect(res.headers["content-security-policy"]).toBe("sandbox");
+        }
+      }),
+      params(),
+    );
+  });
+
   it("afterwards: a normal request answers and the prototypes are untouched", async () => {
     const res = await send("/api/collections/fz/documents/d1/", {});
     expect(res.status).toBe(200);
