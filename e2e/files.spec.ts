@@ -107,7 +107,7 @@ test("files: upload with progress, cancel, preview, download, refused type, docu
   await test.step("download a file", async () => {
     const item = page.getByRole("list", { name: "Files" }).getByRole("listitem").filter({ hasText: "pixel.png" });
     const download = page.waitForEvent("download");
-    await item.getByRole("button", { name: "Download pixel.png" }).click();
+    await item.getByRole("link", { name: "Download pixel.png" }).click();
     const file = await download;
     expect(file.suggestedFilename()).toBe("pixel.png");
     const path = await file.path();
