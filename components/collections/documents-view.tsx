@@ -12,6 +12,7 @@ import { orderedProperties, SchemaForm } from "./schema-form";
 import { flashClass, useLiveFeed, type LiveFeed } from "@/lib/client/use-live-feed";
 import { LiveStatus } from "@/components/live/live-status";
 import { ProcessedOutputs } from "./processed-outputs";
+import { quickSearchFields, quickSearchFilter } from "@/lib/client/quick-search";
 
 const PER_PAGE = 25;
 const PAGE_SIZES = [10, 25, 50, 100, 250];
@@ -28,6 +29,8 @@ interface TableView {
   sort?: string;
   filter?: Record<string, unknown>;
   text: string;
+  /** The quick search (no text index needed): a scan, see lib/client/quick-search.ts. */
+  q: string;
 }
 
 function readView(params: URLSearchParams): TableView {
@@ -46,6 +49,7 @@ function readView(params: URLSearchParams): TableView {
     sort: params.get("sort") || undefined,
     filter,
     text: params.get("text") ?? "",
+    q: params.get("q") ?? "",
   };
 }
 
@@ -56,6 +60,7 @@ function writeView(view: TableView): string {
   if (view.sort) params.set("sort", view.sort);
   if (view.filter) params.set("filter", JSON.stringify(view.filter));
   if (view.text) params.set("text", view.text);
+  if (view.q) params.set("q", view.q);
   const query = params.toString();
   return query ? `?${query}` : "";
 }
@@ -73,21 +78,24 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
   const router = useRouter();
   const pathname = usePathname();
   const view = readView(new URLSearchParams(searchParams.toString()));
-  const { page, perPage, sort, filter, text } = view;
+  const { page, perPage, sort, filter, text, q } = view;
   const setView = (change: Partial<TableView>) => router.replace(`${pathname}${writeView({ ...view, ...change })}`, { scroll: false });
   const setPage = (next: number) => setView({ page: next });
   const [filterText, setFilterText] = useState(() => (filter ? JSON.stringify(filter, null, 2) : ""));
   const [searchText, setSearchText] = useState(text);
+  const [quickText, setQuickText] = useState(q);
   const [selected, setSelected] = useState<Set<string>>(new Set());
   const [editing, setEditing] = useState<Editing | undefined>();
   const [building, setBuilding] = useState(false);
   const [hidden, setHidden] = useHiddenColumns(projectId, collectionId);
-  const query: DocumentQuery = { page, perPage, sort, filter, text };
-  const documents = useDocuments(projectId, collectionId, query);
+  const definition = collection.data;
+  const quickFields = quickSearchFields(definition?.schema);
+  // Until the definition is here the fields are unknown: no query with a half-built search.
+  const query: DocumentQuery = { page, perPage, sort, filter: quickSearchFilter(q, quickFields, filter), text };
+  const documents = useDocuments(projectId, collectionId, query, { enabled: !q || !!definition });
   // Of the system collections only _files has a change feed.
   const live = useLiveFeed({ project: projectId, collection: collectionId, queryKeys: [queryKeys.documents(projectId, collectionId)], enabled: !collectionId.startsWith("_") || collectionId === "_files" });
 
-  const definition = collection.data;
   const readOnly = READ_ONLY.has(collectionId);
   const canCreate = !readOnly && !DELETE_ONLY.has(collectionId);
   const textIndex = definition?.indexes?.find((index) => index.type === "text");
@@ -99,7 +107,8 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
   // A 400 answers the filter or the search, whichever was given (the filter when both).
   const filterError = queryError && filter ? queryError.message : undefined;
   const searchError = queryError && !filter && text ? queryError.message : undefined;
-  const otherError = documents.isError && !filterError && !searchError ? documents.error : undefined;
+  const quickError = queryError && !filter && !text && q ? queryError.message : undefined;
+  const otherError = documents.isError && !filterError && !searchError && !quickError ? documents.error : undefined;
 
   function applyFilter(event: React.FormEvent) {
     event.preventDefault();
@@ -137,7 +146,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
           ) : undefined
         }
       >
-        <div className={`grid gap-4 ${textIndex ? "lg:grid-cols-2" : ""}`}>
+        <div className="grid gap-4 lg:grid-cols-2">
           <form onSubmit={applyFilter} className="min-w-0" aria-label="Filter documents">
             <JsonField
               label="Filter"
@@ -220,6 +229,62 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               )}
             </form>
           )}
+          {!textIndex && (
+            <form
+              className="min-w-0"
+              role="search"
+              aria-label="Quick search"
+              onSubmit={(e) => {
+                e.preventDefault();
+                setView({ q: quickText.trim(), page: 1 });
+                setSelected(new Set());
+              }}
+            >
+              <label htmlFor="document-quick-search" className="block text-sm font-medium text-slate-700">
+                Quick search
+              </label>
+              <div className="mt-1 flex gap-2">
+                <input
+                  id="document-quick-search"
+                  type="search"
+                  value={quickText}
+                  onChange={(e) => setQuickText(e.target.value)}
+                  placeholder={`Text in ${quickFields.join(", ")}`}
+                  aria-invalid={quickError ? true : undefined}
+                  aria-describedby={quickError ? "document-quick-search-error" : "document-quick-search-hint"}
+                  className={inputClass}
+                />
+                <Button type="submit" variant="secondary">
+                  Search
+                </Button>
+                {q && (
+                  <Button
+                    variant="ghost"
+                    onClick={() => {
+                      setQuickText("");
+                      setView({ q: "", page: 1 });
+                    }}
+                  >
+                    Clear
+                  </Button>
+                )}
+              </div>
+              <p id="document-quick-search-hint" className="mt-1 text-xs text-slate-500">
+                Any case, anywhere in {quickFields.map((f, i) => (
+                  <span key={f}>
+                    {i > 0 && ", "}
+                    <span className="font-mono">{f}</span>
+                  </span>
+                ))}
+                . No text index here, so every document is scanned: fine for thousands, slow for millions.
+              </p>
+              {quickError && (
+                <p id="document-quick-search-error" className="mt-1 text-xs text-red-600">
+                  {quickError}
+                </p>
+              )}
+            </form>
+          )}
         </div>
 
         <div className="mt-6">
@@ -241,7 +306,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               onEdit={canCreate ? (document) => setEditing({ mode: "edit", document }) : undefined}
               canDelete={!readOnly}
               stale={documents.isPlaceholderData || !!queryError}
-              filtered={!!filter || !!text}
+              filtered={!!filter || !!text || !!q}
               live={live}
             />
           )}
@@ -311,6 +376,7 @@ function DocumentTable({
   filtered: boolean;
   live?: LiveFeed;
 }) {
+  const [widths, setWidth] = useColumnWidths(projectId, collectionId);
   const removeOne = useDeleteDocument(projectId, collectionId);
   const removeMany = useDeleteDocuments(projectId, collectionId);
   const [deleting, setDeleting] = useState<ArcaDocument | undefined>();
@@ -358,8 +424,16 @@ function DocumentTable({
               )}
               {columns.map((column) => {
                 const direction = sort === column ? "ascending" : sort === `-${column}` ? "descending" : undefined;
+                const width = widths[column];
                 return (
-                  <th key={column} scope="col" aria-sort={direction ?? "none"} className="px-3 py-2 font-medium">
+                  <th
+                    key={column}
+                    scope="col"
+                    aria-sort={direction ?? "none"}
+                    className="relative px-3 py-2 font-medium"
+                    style={width ? { width, minWidth: width, maxWidth: width } : undefined}
+                    data-testid={`column-${column}`}
+                  >
                     <button
                       type="button"
                       onClick={() => onSort(column)}
@@ -371,6 +445,7 @@ function DocumentTable({
                         {direction === "ascending" ? "▲" : direction === "descending" ? "▼" : "↕"}
                       </span>
                     </button>
+                    <ColumnResizer column={column} width={width} onResize={(next) => setWidth(column, next)} />
                   </th>
                 );
               })}
@@ -403,7 +478,12 @@ function DocumentTable({
                   </td>
                 )}
                 {columns.map((column) => (
-                  <td key={column} className={`max-w-64 truncate px-3 py-2 ${column === "_id" ? "font-mono text-xs text-slate-700" : ""}`} title={cellText(document[column], 2000)}>
+                  <td
+                    key={column}
+                    className={`truncate px-3 py-2 ${widths[column] ? "" : "max-w-64"} ${column === "_id" ? "font-mono text-xs text-slate-700" : ""}`}
+                    style={widths[column] ? { maxWidth: widths[column], minWidth: widths[column] } : undefined}
+                    title={cellText(document[column], 2000)}
+                  >
                     {cellText(document[column])}
                   </td>
                 ))}
@@ -528,6 +608,93 @@ function useHiddenColumns(projectId: string, collectionId: string): [string[], (
       localStorage.setItem(key, JSON.stringify(next));
     },
   ];
+}
+
+const MIN_WIDTH = 48;
+const MAX_WIDTH = 1200;
+const clampWidth = (width: number) => Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width)));
+
+/**
+ * Column widths the user dragged, per collection, kept in this browser like hidden columns. A
+ * column without one sizes itself (at most 16rem); a width is remembered only once set.
+ */
+function useColumnWidths(projectId: string, collectionId: string): [Record<string, number>, (column: string, width: number | undefined) => void] {
+  const key = `arca:column-widths:${projectId}/${collectionId}`;
+  const [widths, setWidths] = useState<Record<string, number>>({});
+  useEffect(() => {
+    try {
+      const stored: unknown = JSON.parse(localStorage.getItem(key) ?? "{}");
+      const valid = stored && typeof stored === "object" && !Array.isArray(stored) ? Object.entries(stored).filter(([, w]) => typeof w === "number" && Number.isFinite(w)) : [];
+      setWidths(Object.fromEntries(valid.map(([column, w]) => [column, clampWidth(w as number)])));
+    } catch {
+      setWidths({});
+    }
+  }, [key]);
+  return [
+    widths,
+    (column, width) =>
+      setWidths((current) => {
+        const next = { ...current };
+        if (width === undefined) delete next[column];
+        else next[column] = clampWidth(width);
+        localStorage.setItem(key, JSON.stringify(next));
+        return next;
+      }),
+  ];
+}
+
+/**
+ * The handle on a header's right edge: drag it (pointer), or focus it and use the arrow keys
+ * (16 px a press, Shift for 64), Home (narrowest) and End (widest); a double click or Delete
+ * goes back to the automatic width. A `separator` with a value, as WAI-ARIA's window splitter.
+ */
+function ColumnResizer({ column, width, onResize }: { column: string; width?: number; onResize: (width: number | undefined) => void }) {
+  const ref = useRef<HTMLDivElement>(null);
+  const current = () => width ?? ref.current?.parentElement?.getBoundingClientRect().width ?? 160;
+  return (
+    <div
+      ref={ref}
+      role="separator"
+      aria-orientation="vertical"
+      aria-label={`Resize column ${column}`}
+      aria-valuenow={Math.round(current())}
+      aria-valuemin={MIN_WIDTH}
+      aria-valuemax={MAX_WIDTH}
+      tabIndex={0}
+      onClick={(e) => e.stopPropagation()}
+      onDoubleClick={() => onResize(undefined)}
+      onPointerDown={(e) => {
+        e.preventDefault();
+        const startX = e.clientX;
+        const startWidth = current();
+        const target = e.currentTarget;
+        target.setPointerCapture(e.pointerId);
+        const move = (event: PointerEvent) => onResize(startWidth + event.clientX - startX);
+        const up = () => {
+          target.removeEventListener("pointermove", move);
+          target.removeEventListener("pointerup", up);
+          target.removeEventListener("pointercancel", up);
+        };
+        target.addEventListener("pointermove", move);
+        target.addEventListener("pointerup", up);
+        target.addEventListener("pointercancel", up);
+      }}
+      onKeyDown={(e) => {
+        const step = e.shiftKey ? 64 : 16;
+        const change: Record<string, (w: number) => number | undefined> = {
+          ArrowLeft: (w) => w - step,
+          ArrowRight: (w) => w + step,
+          Home: () => MIN_WIDTH,
+          End: () => MAX_WIDTH,
+          Delete: () => undefined,
+        };
+        if (!(e.key in change)) return;
+        e.preventDefault();
+        onResize(change[e.key](current()));
+      }}
+      className="absolute inset-y-0 right-0 w-2 cursor-col-resize touch-none select-none border-r-2 border-transparent hover:border-indigo-400 focus-visible:border-indigo-600 focus-visible:outline-none"
+    />
+  );
 }
 
 function ColumnPicker({ columns, hidden, onChange }: { columns: string[]; hidden: string[]; onChange: (hidden: string[]) => void }) {

@@ -231,8 +231,9 @@ export function documentsPath(collection: string) {
   return `/api/collections/${enc(collection)}/documents/`;
 }
 
-export function useDocuments(project: string, collection: string, query: DocumentQuery) {
+export function useDocuments(project: string, collection: string, query: DocumentQuery, options: { enabled?: boolean } = {}) {
   return useQuery({
+    enabled: options.enabled ?? true,
     queryKey: [...queryKeys.documents(project, collection), query],
     queryFn: ({ signal }) => {
       const params = new URLSearchParams({ page: String(query.page), per_page: String(query.perPage) });
