@@ -6,6 +6,7 @@ import { projectRoutes } from "../http/project-routes";
 import { readRequestContext } from "../http/request-context";
 import { bindCollectionsApi } from "./collections";
 import { bindDebugApi } from "./debug";
+import { bindDocumentTransferApi } from "./document-transfer";
 import { bindDocumentsApi } from "./documents";
 import { bindEventsApi } from "./events";
 import { bindFilesApi } from "./files";
@@ -46,6 +47,7 @@ export function createApiApp(): Hono<ApiEnv> {
   bindFilesApi(project); // before documents: `.../content/` paths are bytes, not properties
   bindHooksApi(project);
   bindEventsApi(project); // before collections: `.../events/` is the feed, not a property
+  bindDocumentTransferApi(project); // before collections: `.../export/`, `.../import/` likewise
   bindUsageApi(project);
   bindDebugApi(project);
   bindDocumentsApi(project);
