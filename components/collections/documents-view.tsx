@@ -1,6 +1,7 @@
 "use client";
 
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
+import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { queryKeys, useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, type DocumentQuery } from "@/lib/client/hooks";
@@ -131,6 +132,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
             collection={definition}
             editing={editing}
             onDone={() => setEditing(undefined)}
+            onCreated={(document) => setEditing({ mode: "edit", document })}
           />
           {editing.mode === "edit" && <ProcessedOutputs projectId={projectId} schema={definition.schema} document={editing.document} />}
         </SidePanel>
@@ -786,10 +788,26 @@ function JumpToPage({ page, pages, onJump }: { page: number; pages: number; onJu
  * Create or edit one document, as a form built from the schema or as JSON (one toggle apart, the
  * same text underneath); edits are sent as a merge patch of what changed.
  */
-function DocumentEditor({ projectId, collection, editing, onDone }: { projectId: string; collection: CollectionDefinition; editing: Editing; onDone: () => void }) {
+function DocumentEditor({
+  projectId,
+  collection,
+  editing,
+  onDone,
+  onCreated,
+}: {
+  projectId: string;
+  collection: CollectionDefinition;
+  editing: Editing;
+  onDone: () => void;
+  /** After a create, when the schema has file properties: go on editing it, to upload them. */
+  onCreated: (document: ArcaDocument) => void;
+}) {
   const create = useCreateDocument(projectId, collection._id);
   const patch = usePatchDocument(projectId, collection._id);
-  const original = editing.mode === "edit" ? editing.document : undefined;
+  const queryClient = useQueryClient();
+  // What the server holds: the document opened, plus files uploaded from the form since.
+  const [original, setOriginal] = useState<ArcaDocument | undefined>(editing.mode === "edit" ? editing.document : undefined);
+  const hasFiles = orderedProperties(collection.schema).some(([, p]) => p.type === "file");
   const [text, setText] = useState(() => (original ? JSON.stringify(original, null, 2) : template(collection)));
   const [notice, setNotice] = useState<string | undefined>();
   const hasForm = orderedProperties(collection.schema).length > 0;
@@ -821,7 +839,7 @@ function DocumentEditor({ projectId, collection, editing, onDone }: { projectId:
     } else {
       const document = { ...parsed.value };
       if (document._id === "" || document._id === null) delete document._id;
-      create.mutate(document, { onSuccess: onDone });
+      create.mutate(document, { onSuccess: (created) => (hasFiles ? onCreated(created) : onDone()) });
     }
   }
 
@@ -850,7 +868,26 @@ function DocumentEditor({ projectId, collection, editing, onDone }: { projectId:
           )}
           {mode === "form" && parsed.ok ? (
             <>
-              <SchemaForm schema={collection.schema} value={parsed.value} onChange={(next) => setText(JSON.stringify(next, null, 2))} errors={apiError?.errors ?? []} creating={!original} />
+              <SchemaForm
+                projectId={projectId}
+                collectionId={collection._id}
+                documentId={original?._id}
+                schema={collection.schema}
+                value={parsed.value}
+                onChange={(next) => setText(JSON.stringify(next, null, 2))}
+                onFileUploaded={(property, record) => {
+                  // Stored already: the baseline takes it too, so Save does not send it back.
+                  setOriginal((before) => (before ? { ...before, [property]: record } : before));
+                  // From the text as it is now: the form may have changed while the upload ran.
+                  setText((text) => {
+                    const now = parseJsonObject(text, "A document");
+                    return now.ok ? JSON.stringify({ ...now.value, [property]: record }, null, 2) : text;
+                  });
+                  void queryClient.invalidateQueries({ queryKey: queryKeys.documents(projectId, collection._id) });
+                }}
+                errors={apiError?.errors ?? []}
+                creating={!original}
+              />
               {localErrors.length > 0 && <Alert>{localErrors.join(" ")}</Alert>}
             </>
           ) : (

@@ -2,7 +2,10 @@
 
 import { useId } from "react";
 import type { PropertyError } from "@/lib/client/api";
+import type { FileRecord } from "@/lib/client/types";
 import { inputClass, JsonField } from "@/components/ui";
+import { EmbedPicker } from "./embed-picker";
+import { FileField } from "./file-field";
 
 interface PropertySchema {
   type?: string | string[];
@@ -13,6 +16,7 @@ interface PropertySchema {
   description?: string;
   title?: string;
   collection?: string;
+  field?: string;
 }
 
 /** A schema's properties in `position` order, then the schema's own key order (a stable sort). */
@@ -41,19 +45,29 @@ function toLocalInput(value: unknown): string {
 /**
  * A document as a form built from its collection's schema: one input per property by type (text,
  * number, checkbox, date and time, a select for an enum, a small JSON box for arrays and objects,
- * the key for an embed, the stored name for a file), with the API's message under the property it
- * names. It edits the same object the JSON box holds.
+ * a searchable picker of the linked collection for an embed, an upload with a preview for a
+ * file), with the API's message under the property it names. It edits the same object the JSON
+ * box holds; a file upload is its own request (`onFileUploaded` then records it as saved).
  */
 export function SchemaForm({
+  projectId,
+  collectionId,
+  documentId,
   schema,
   value,
   onChange,
+  onFileUploaded,
   errors,
   creating,
 }: {
+  projectId: string;
+  collectionId: string;
+  /** The saved document's id; undefined while creating (no file can be uploaded yet). */
+  documentId?: string;
   schema: Record<string, unknown> | null;
   value: Record<string, unknown>;
   onChange: (value: Record<string, unknown>) => void;
+  onFileUploaded: (property: string, record: FileRecord) => void;
   errors: PropertyError[];
   creating: boolean;
 }) {
@@ -146,11 +160,33 @@ export function SchemaForm({
             />
           );
         } else if (type === "file") {
-          const file = current as { name?: string; _id?: string } | undefined;
           input = (
-            <p id={fieldId} className="mt-1 text-sm text-slate-600">
-              {file ? <span className="font-mono">{file.name ?? file._id}</span> : "No file."} Upload on the Files page (onto this document&apos;s property).
-            </p>
+            <FileField
+              projectId={projectId}
+              collectionId={collectionId}
+              documentId={documentId}
+              property={name}
+              value={current}
+              onUploaded={(record) => onFileUploaded(name, record)}
+              id={fieldId}
+              describedBy={describedBy}
+              disabled={locked}
+            />
+          );
+        } else if (type === "embed" && property.collection) {
+          input = (
+            <EmbedPicker
+              projectId={projectId}
+              collection={property.collection}
+              field={property.field}
+              value={current}
+              onChange={(key) => set(name, key)}
+              id={fieldId}
+              disabled={locked}
+              invalid={!!message}
+              describedBy={describedBy}
+              required={property.required === true}
+            />
           );
         } else {
           input = (
