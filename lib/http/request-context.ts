@@ -2,6 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { IncomingMessage } from "node:http";
 import { authenticateProjectRequest, type Credentials } from "../auth/authenticate";
 import { sessionIdFromCookies } from "../auth/dashboard-session";
+import { noteTokenUse } from "../auth/token-last-used";
 import { config } from "../config";
 import { notFound } from "../errors";
 import { publicOrigin } from "../members/public-url";
@@ -38,6 +39,7 @@ export const requireProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const projectId = c.get("projectId");
   if (!projectId) throw notFound("Project not found.");
   const { project, principal } = await authenticateProjectRequest(projectId, c.get("credentials"));
+  if (principal.kind === "token") noteTokenUse(project._id, principal.tokenId);
   c.set("project", project);
   c.set("principal", principal);
   await next();
@@ -60,11 +62,13 @@ function headerProject(c: Context): string | undefined {
 /**
  * GET paths a browser reaches without setting headers, so they also take the project as
  * `?project=` on the bare host (as they take `?token=`): the change feed (EventSource sends no
- * headers) and file content (a download is a navigation, streamed to disk by the browser).
+ * headers), file content and a collection's export (a download is a navigation, streamed to
+ * disk by the browser).
  */
 const QUERY_PROJECT_PATHS: readonly RegExp[] = [
   /\/events\/?$/,
   /^\/api\/collections\/[^/]+\/documents\/[^/]+\/(?:.+\/)?content\/?$/,
+  /^\/api\/collections\/[^/]+\/export\/?$/,
 ];
 
 function feedProject(c: Context): string | undefined {

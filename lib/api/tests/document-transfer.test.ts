@@ -1,4 +1,5 @@
 import http from "node:http";
+import { encode } from "next-auth/jwt";
 import { describe, expect, it } from "vitest";
 import { resetConfig } from "../../config";
 import { createProject, createToken } from "../../testing/fixtures";
@@ -121,6 +122,25 @@ describe("export", () => {
     const ids = lines(text).map((d) => d._id);
     expect(ids.length).toBe(20_001);
     expect(ids.at(-1)).toBe("zzz-late");
+  });
+});
+
+describe("export as a dashboard download (a navigation: ?project= and the cookie)", () => {
+  it("the cookie authorizes a same-origin navigation to `.../export/?project=`; another site's does not", async () => {
+    const name = "authjs.session-token";
+    const cookie = `${name}=${await encode({ token: { sessionId: t.owner.session }, secret: process.env.ARCA_SECRET!, salt: name })}`;
+    const path = `/api/collections/ex/export/?format=csv&project=${t.owner.project}`;
+    for (const headers of [{ cookie }, { cookie, "sec-fetch-site": "same-origin", "sec-fetch-mode": "navigate" }]) {
+      const res = await t.server.request(path, { headers });
+      expect(res.status, res.text).toBe(200);
+      expect(res.headers.get("content-disposition")).toBe('attachment; filename="ex.csv"');
+      expect(res.text.split("\r\n")[0]).toBe("_id,n,s,o,tags");
+    }
+    expect((await t.server.request(path, { headers: { cookie, "sec-fetch-site": "cross-site" } })).status).toBe(401);
+    expect((await t.server.request(path, { headers: { cookie, origin: "http://evil.example" } })).status).toBe(401);
+    // `?project=` names the project on GET export only: not on import, not on lists.
+    expect((await t.server.request(`/api/collections/ex/documents/?project=${t.owner.project}`, { headers: { cookie } })).status).toBe(404);
+    expect((await t.server.request(`/api/collections/ex/import/?project=${t.owner.project}`, { method: "POST", body: "{}", headers: { cookie, origin: `http://${new URL(t.server.url).host}` } })).status).toBe(404);
   });
 });
 

@@ -244,6 +244,24 @@ describe("fuzz: no 500, no hang, prototypes untouched", () => {
     );
   });
 
+  it("import and export: format, mode, content types and hostile JSON Lines and CSV bodies", async () => {
+    const csvCell = fc.oneof(word, anyJson.map((v) => JSON.stringify(v) ?? ""), fc.constantFrom('"', '""', '"a', 'a"b', "\r", "\n", ",", "\ufeff"));
+    const csvBody = fc
+      .tuple(fc.array(fc.array(csvCell, { maxLength: 5 }), { maxLength: 6 }), fc.constantFrom("\r\n", "\n", "\r"))
+      .map(([rows, newline]) => rows.map((r) => r.join(",")).join(newline));
+    const jsonlBody = fc.array(fc.oneof(anyJson.map((v) => JSON.stringify(v) ?? ""), word), { maxLength: 6 }).map((rows) => rows.join("\n"));
+    const param = fc.oneof(fc.constantFrom("", "jsonl", "csv", "JSONL", "create", "upsert", "Upsert"), word);
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("fz", "fzi", "_files", "_users"), param, param, fc.oneof(csvBody, jsonlBody), headers, query, async (collection, format, mode, body, hdrs, search) => {
+        const params = `format=${percentEncode(format)}&mode=${percentEncode(mode)}`;
+        await send(`/api/collections/${collection}/import/?${params}`, { method: "POST", headers: safeHeaders(hdrs), body });
+        await send(`/api/collections/${collection}/export/?${params}&${search}`, { headers: safeHeaders(hdrs) });
+        await send(`/api/collections/${collection}/export/?format=${percentEncode(format)}&project=${percentEncode(mode)}`, { headers: { authorization: "" } });
+      }),
+      params(),
+    );
+  });
+
   it("afterwards: a normal request answers and the prototypes are untouched", async () => {
     const res = await send("/api/collections/fz/documents/d1/", {});
     expect(res.status).toBe(200);
