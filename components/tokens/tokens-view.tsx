@@ -1,12 +1,15 @@
 "use client";
 
 import { useState } from "react";
+import { useQuery } from "@tanstack/react-query";
+import { readTokenDates } from "@/lib/auth/token-dates-action";
 import { ApiError, describeError } from "@/lib/client/api";
-import { useCollectionNames, useCreateToken, useDeleteToken, useTokens, useUpdateToken } from "@/lib/client/hooks";
+import { queryKeys, useCollectionNames, useCreateToken, useDeleteToken, useTokens, useUpdateToken } from "@/lib/client/hooks";
 import { TOKEN_ACTIONS, type CreatedToken, type PermissionEntry, type Token, type TokenAllow } from "@/lib/client/types";
 import { Alert, Badge, Button, Card, ConfirmDialog, TextField } from "@/components/ui";
 import { PermissionMatrix, type Matrix } from "./permission-matrix";
 import { TokenSecret } from "./token-secret";
+import { timeAgo } from "@/components/hooks/delivery-status";
 
 /** A project's API tokens: the list with deactivate/delete, and the create form. */
 export function TokensView({ projectId, canManage }: { projectId: string; canManage: boolean }) {
@@ -35,6 +38,9 @@ export function TokensView({ projectId, canManage }: { projectId: string; canMan
 
 function TokenList({ projectId, canManage }: { projectId: string; canManage: boolean }) {
   const tokens = useTokens(projectId);
+  // Not in the `_tokens` records (CONTRACT §9 fixes their shape): a dashboard-only server action,
+  // under the tokens' query key so a create or delete refreshes it with the list.
+  const dates = useQuery({ queryKey: [...queryKeys.tokens(projectId), "dates"], queryFn: () => readTokenDates(projectId) });
   const update = useUpdateToken(projectId);
   const remove = useDeleteToken(projectId);
   const [deleting, setDeleting] = useState<Token | undefined>();
@@ -57,6 +63,7 @@ function TokenList({ projectId, canManage }: { projectId: string; canManage: boo
                 </div>
                 <p className="truncate font-mono text-xs text-slate-500">{token._id}</p>
                 <p className="mt-1 text-xs text-slate-600">{describePermission(token.permission.allow)}</p>
+                <TokenDatesLine dates={dates.data?.[token._id]} />
               </div>
               {canManage && (
                 <div className="flex gap-2">
@@ -184,4 +191,26 @@ function describePermission(allow: TokenAllow): string {
 function entryLabel(entry: PermissionEntry): string {
   if (typeof entry === "string") return entry;
   return entry.what === "document" && entry.what_id !== undefined ? `${entry.where}/${entry.what_id}` : entry.where;
+}
+
+/** "Created 3 Nov 2026 · Last used 2 hours ago" (exact times on hover); last use to the minute. */
+function TokenDatesLine({ dates }: { dates?: { created_at: string; last_used_at: string | null } }) {
+  if (!dates) return null;
+  const exact = (iso: string) => new Date(iso).toLocaleString("en-GB", { dateStyle: "medium", timeStyle: "short" });
+  return (
+    <p className="mt-1 text-xs text-slate-500" data-testid="token-dates">
+      Created <time dateTime={dates.created_at} title={exact(dates.created_at)}>{new Date(dates.created_at).toLocaleDateString("en-GB", { dateStyle: "medium" })}</time>
+      {" · "}
+      {dates.last_used_at ? (
+        <>
+          Last used{" "}
+          <time dateTime={dates.last_used_at} title={exact(dates.last_used_at)}>
+            {timeAgo(dates.last_used_at)}
+          </time>
+        </>
+      ) : (
+        "Never used"
+      )}
+    </p>
+  );
 }
