@@ -8,6 +8,7 @@ import { queryKeys, useCollection, useCreateDocument, useDeleteDocument, useDele
 import { cellText, documentColumns, mergePatchDiff, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
 import type { ArcaDocument, CollectionDefinition } from "@/lib/client/types";
 import { Alert, Button, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
+import { DocumentTransfer } from "./document-transfer";
 import { FilterBuilder } from "./filter-builder";
 import { orderedProperties, SchemaForm } from "./schema-form";
 import { flashClass, useLiveFeed, type LiveFeed } from "@/lib/client/use-live-feed";
@@ -141,11 +142,15 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
       <Card
         title="Documents"
         actions={
-          !editing && canCreate ? (
-            <Button onClick={() => setEditing({ mode: "create" })} disabled={!definition}>
-              New document
-            </Button>
-          ) : undefined
+          <div className="flex gap-2">
+            {/* User collections only: system ones have their own records and routes (404 here). */}
+            {!collectionId.startsWith("_") && <DocumentTransfer projectId={projectId} collectionId={collectionId} view={{ filter: query.filter, text, sort }} />}
+            {!editing && canCreate && (
+              <Button onClick={() => setEditing({ mode: "create" })} disabled={!definition}>
+                New document
+              </Button>
+            )}
+          </div>
         }
       >
         <div className="grid gap-4 lg:grid-cols-2">
@@ -439,7 +444,9 @@ function DocumentTable({
                     <button
                       type="button"
                       onClick={() => onSort(column)}
-                      className="inline-flex items-center gap-1 whitespace-nowrap font-mono hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                      className="inline-flex max-w-full items-center gap-1 overflow-hidden whitespace-nowrap font-mono hover:text-slate-900 focus-visible:outline-2 focus-visible:outline-indigo-600"
+                      // A set width wins over the name's length (cells' own max-width is not honoured in tables).
+                      style={width ? { maxWidth: width - CELL_PADDING } : undefined}
                       title={`Sort by ${column}`}
                     >
                       {column}
@@ -483,10 +490,15 @@ function DocumentTable({
                   <td
                     key={column}
                     className={`truncate px-3 py-2 ${widths[column] ? "" : "max-w-64"} ${column === "_id" ? "font-mono text-xs text-slate-700" : ""}`}
-                    style={widths[column] ? { maxWidth: widths[column], minWidth: widths[column] } : undefined}
                     title={cellText(document[column], 2000)}
                   >
-                    {cellText(document[column])}
+                    {widths[column] ? (
+                      <div className="truncate" style={{ maxWidth: widths[column] - CELL_PADDING }}>
+                        {cellText(document[column])}
+                      </div>
+                    ) : (
+                      cellText(document[column])
+                    )}
                   </td>
                 ))}
                 {(onEdit || canDelete) && (
@@ -613,6 +625,8 @@ function useHiddenColumns(projectId: string, collectionId: string): [string[], (
 }
 
 const MIN_WIDTH = 48;
+/** px-3 on both sides of a cell. */
+const CELL_PADDING = 24;
 const MAX_WIDTH = 1200;
 const clampWidth = (width: number) => Math.round(Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width)));
 
