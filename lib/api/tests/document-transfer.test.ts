@@ -97,6 +97,16 @@ describe("export", () => {
     expect((await t.server.request("/api/collections/ex/export/", { project: t.owner.project })).status).toBe(401);
     const other = await createProject(t.server, t.owner.session);
     expect((await t.server.request("/api/collections/ex/export/", { project: other, token: t.owner.token })).status).toBe(401);
+    // Another project's token sees none of this project's collections, and its import writes only there.
+    const otherToken = await createToken(t.server, t.owner.session, other);
+    expect((await t.server.request("/api/collections/ex/export/", { project: other, token: otherToken })).status).toBe(404);
+    const into = await t.server.request("/api/collections/ex/import/", { project: other, token: otherToken, method: "POST", body: '{"_id":"a","x":1}' });
+    expect(into.body).toMatchObject({ created: 1, failed: 0 });
+    expect(lines((await exported("ex")).text).find((d) => d._id === "a")).toEqual({ _id: "a", n: 1, s: 'é\n"q"' });
+    // HEAD answers the headers without reading any batch.
+    const head = await t.server.request("/api/collections/ex/export/", { ...as(), method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-type")).toBe("application/x-ndjson");
   });
 
   it("streams: the first bytes arrive before the last batch is read (a document written meanwhile is in the rest)", async () => {
@@ -130,7 +140,8 @@ describe("export as a dashboard download (a navigation: ?project= and the cookie
     const name = "authjs.session-token";
     const cookie = `${name}=${await encode({ token: { sessionId: t.owner.session }, secret: process.env.ARCA_SECRET!, salt: name })}`;
     const path = `/api/collections/ex/export/?format=csv&project=${t.owner.project}`;
-    for (const headers of [{ cookie }, { cookie, "sec-fetch-site": "same-origin", "sec-fetch-mode": "navigate" }]) {
+    const navigations: Record<string, string>[] = [{ cookie }, { cookie, "sec-fetch-site": "same-origin", "sec-fetch-mode": "navigate" }];
+    for (const headers of navigations) {
       const res = await t.server.request(path, { headers });
       expect(res.status, res.text).toBe(200);
       expect(res.headers.get("content-disposition")).toBe('attachment; filename="ex.csv"');
