@@ -2,6 +2,7 @@ import { conflict, paymentRequired } from "../errors";
 import { raw, sql, type Sql } from "../db/sql";
 import { counterDelta, projectTotal, withLimitCheck } from "../projects/counters";
 import { onCommit, query, queryOne, type Queryable } from "../db/query";
+import { signalOutboxCommit } from "../outbox/outbox-listener";
 import { scheduleBlobDeletions } from "../files/blob-deletions";
 import { FILES_COLLECTION, fileIdsIn, fileRecordSql } from "../files/file-record";
 import { releaseDroppedFiles } from "../files/file-rows";
@@ -45,7 +46,10 @@ export async function insertDocument(db: Queryable, scope: ProjectScope, collect
       SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
     ),
   );
-  if (row.data) return row.data;
+  if (row.data) {
+    onCommit(db, signalOutboxCommit);
+    return row.data;
+  }
   if (!row.fresh) throw new StaleCollectionState();
   throw paymentRequired(LIMIT_MESSAGE);
 }
@@ -79,6 +83,7 @@ export async function replaceDocument(db: Queryable, scope: ProjectScope, collec
     ),
   );
   if (row.data) {
+    onCommit(db, signalOutboxCommit);
     // A file property replaced or removed: its record goes in this transaction, its bytes after.
     await releaseDroppedFiles(db, projectId, collectionId, id, before, row.data);
     return row.data;
@@ -129,6 +134,7 @@ export async function replaceDocuments(
     ),
   );
   if (row && row.updated > 0) {
+    onCommit(db, signalOutboxCommit);
     for (const { before, after } of changes) await releaseDroppedFiles(db, projectId, collectionId, after._id as string, before, after);
     return row.updated;
   }
@@ -185,6 +191,7 @@ export async function deleteDocumentsWhere(
     SELECT data FROM d`,
     db,
   );
+  if (rows.length) onCommit(db, signalOutboxCommit);
   if (!options.keepFiles && rows.some((r) => fileIdsIn(r.data).size > 0)) onCommit(db, () => scheduleBlobDeletions(projectId));
   return rows.map((r) => r.data);
 }

@@ -22,6 +22,8 @@ interface HubState {
   subscribers: Map<string, Set<FeedSubscriber>>;
   count: number;
   cursor?: OutboxPosition;
+  /** Nobody listened at the last step, so the cursor was left behind: a joiner moves it to now. */
+  stale?: boolean;
   loop?: OutboxLoop;
   starting?: Promise<void>;
 }
@@ -41,6 +43,14 @@ function hub(): HubState {
 export async function joinFeed(subscriber: FeedSubscriber): Promise<{ hubPosition: OutboxPosition; leave: () => void }> {
   const h = hub();
   await ensureRunning(h);
+  if (h.stale) {
+    const now = await currentPosition(pool());
+    // Another joiner may have moved it meanwhile (and steps may have run from there): keep theirs.
+    if (h.stale) {
+      h.cursor = now;
+      h.stale = false;
+    }
+  }
   let set = h.subscribers.get(subscriber.projectId);
   if (!set) h.subscribers.set(subscriber.projectId, (set = new Set()));
   set.add(subscriber);
@@ -66,15 +76,17 @@ async function ensureRunning(h: HubState): Promise<void> {
   if (h.loop) return;
   h.starting ??= (async () => {
     h.cursor = await currentPosition(pool());
-    h.loop = runOutboxLoop("feed", () => step(h));
+    // The recheck covers a signal lost with another process's NOTIFY connection (lib/outbox);
+    // tests stretch it to prove the signal itself crosses processes.
+    h.loop = runOutboxLoop("feed", () => step(h), { idleRecheckMs: Number(process.env.ARCA_FEED_RECHECK_MS || 1000) });
   })().finally(() => (h.starting = undefined));
   await h.starting;
 }
 
 async function step(h: HubState) {
   if (h.count === 0) {
-    // Nobody listens: jump to the present instead of reading what no one wants.
-    h.cursor = await currentPosition(pool());
+    // Nobody listens: no query per commit; the next joiner starts the hub at the present.
+    h.stale = true;
     return { more: false, held: false };
   }
   const projects = [...h.subscribers.keys()];

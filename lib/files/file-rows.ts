@@ -1,6 +1,7 @@
 import { processOwner } from "../blob/process-owner";
 import { onCommit, query, queryOne, type Queryable } from "../db/query";
 import { raw, sql, type Sql } from "../db/sql";
+import { signalOutboxCommit } from "../outbox/outbox-listener";
 import { paymentRequired } from "../errors";
 import { counterDelta, projectTotal, withLimitCheck } from "../projects/counters";
 import { scheduleBlobDeletions } from "./blob-deletions";
@@ -38,6 +39,7 @@ export async function insertFileRows(db: Queryable, rows: FileRow[], filesSizeLi
         SELECT ${projectId}, ${FILES_COLLECTION}, r->>'_id', 'created', r FROM unnest(${rows.map((r) => JSON.stringify(fileRecord(r)))}::jsonb[]) AS r`,
     db,
   );
+  onCommit(db, signalOutboxCommit);
 }
 
 /**
@@ -61,7 +63,10 @@ export async function deleteFileRows(db: Queryable, projectId: string, where: Sq
     SELECT ${rawColumns} FROM f`,
     db,
   );
-  if (rows.length) onCommit(db, () => scheduleBlobDeletions(projectId));
+  if (rows.length) {
+    onCommit(db, signalOutboxCommit);
+    onCommit(db, () => scheduleBlobDeletions(projectId));
+  }
   return rows;
 }
 

@@ -1,6 +1,8 @@
-import { onCommit, query, queryOne, transaction } from "../db/query";
+import type pg from "pg";
+import { pool } from "../db/pool";
+import { query } from "../db/query";
 import { raw, sql } from "../db/sql";
-import { readCommittedEvents, type OutboxPosition } from "../outbox/outbox-events";
+import { comparePositions, readCommittedEvents, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
 import { timeOrderedUuid } from "./hook-history";
 import type { StepResult } from "../outbox/outbox-loop";
 import { matchesConditions, type Hook } from "./hook";
@@ -8,73 +10,165 @@ import { matchesConditions, type Hook } from "./hook";
 /**
  * The hooks' reader of the outbox: takes committed events in commit order past the `hooks`
  * cursor and turns each (event, matching active hook) into a queued delivery, moving the cursor
- * in the same transaction. One process at a time does it (a transaction-scoped advisory lock);
+ * in the same transaction. One process at a time does that (a transaction-scoped advisory lock);
  * the others' attempts return at once. Documents are read only for events some hook may want.
+ *
+ * It runs after commits of every project, and most events have no hook, so a step first PEEKS:
+ * one plain statement from where this process knows everything is done. A page without hooked
+ * events only moves that in-memory position (the stored cursor follows at most once a second,
+ * for pruning and for other processes): no transaction, no lock, no write. Only a page with a
+ * hooked event takes the locked path, from the later of the stored cursor and that position.
+ * Everything before either is done: dispatched, or seen without a hook (a hook made later does
+ * not want events from before it existed).
  */
 const DISPATCH_LOCK = 7_042_001;
 const BATCH = 500;
+const CURSOR = "hooks";
+const PERSIST_EVERY_MS = 1000;
+const HOOKED = raw("EXISTS (SELECT 1 FROM hooks h WHERE h.project_id = e.project_id AND h.collection_id = e.collection_id AND h.is_active)");
 
-export async function dispatchHookEvents(afterCommit: () => void): Promise<StepResult> {
-  return transaction(async (client) => {
-    const lock = await queryOne<{ locked: boolean }>(sql`SELECT pg_try_advisory_xact_lock(${DISPATCH_LOCK}) AS locked`, client);
-    if (!lock?.locked) return { more: false, held: false };
-    // Losing this transaction in a crash loses its cursor move too: the events are dispatched
-    // again, so it need not wait for the WAL flush.
-    await client.query("SET LOCAL synchronous_commit = off");
-    const cursor = await queryOne<{ txid: string; event_id: number }>(sql`SELECT txid::text AS txid, event_id FROM outbox_cursors WHERE name = 'hooks'`, client);
-    const after: OutboxPosition = { txid: cursor?.txid ?? "0", id: Number(cursor?.event_id ?? 0) };
-    const { events, held } = await readCommittedEvents(client, {
-      after,
-      limit: BATCH,
-      documents: raw("EXISTS (SELECT 1 FROM hooks h WHERE h.project_id = e.project_id AND h.collection_id = e.collection_id AND h.is_active)"),
-    });
-    if (!events.length) return { more: false, held };
+export interface HookDispatcher {
+  step(): Promise<StepResult>;
+  /** After the last step: stores where this process stands. */
+  stop(): Promise<void>;
+}
 
-    const wanted = events.filter((e) => e.document !== null);
-    let queued = 0;
-    if (wanted.length) {
-      const hooks = await query<{ project_id: string; data: Hook }>(
-        sql`SELECT project_id, data FROM hooks WHERE is_active AND (project_id, collection_id) IN
-              (SELECT * FROM unnest(${wanted.map((e) => e.projectId)}::text[], ${wanted.map((e) => e.collectionId)}::text[]))`,
-        client,
-      );
-      const byScope = new Map<string, Hook[]>();
-      for (const { project_id, data } of hooks) {
-        const key = `${project_id}\u0000${data.collection}`;
-        byScope.set(key, [...(byScope.get(key) ?? []), data]);
-      }
-      const rows = { id: [] as string[], project: [] as string[], hook: [] as string[], event: [] as number[], trigger: [] as string[], collection: [] as string[], document: [] as string[] };
-      for (const event of wanted) {
-        for (const hook of byScope.get(`${event.projectId}\u0000${event.collectionId}`) ?? []) {
-          if (!hook.triggers.includes(event.kind) || !matchesConditions(hook, event.document)) continue;
-          rows.id.push(timeOrderedUuid(event.createdAt.getTime(), `${event.projectId}/${hook._id}/${event.id}`));
-          rows.project.push(event.projectId);
-          rows.hook.push(hook._id);
-          rows.event.push(event.id);
-          rows.trigger.push(event.kind);
-          rows.collection.push(event.collectionId);
-          rows.document.push(event.documentId);
-        }
-      }
-      if (rows.id.length) {
-        // WITH ORDINALITY keeps the commit order in `seq`, which orders deliveries per document.
-        await query(
-          sql`INSERT INTO hook_deliveries (id, project_id, hook_id, event_id, trigger, collection_id, document_id)
-              SELECT id, project_id, hook_id, event_id, trigger, collection_id, document_id
-              FROM unnest(${rows.id}::text[], ${rows.project}::text[], ${rows.hook}::text[], ${rows.event}::bigint[], ${rows.trigger}::text[],
-                          ${rows.collection}::text[], ${rows.document}::text[]) WITH ORDINALITY
-                   AS r(id, project_id, hook_id, event_id, trigger, collection_id, document_id, n)
-              ORDER BY n
-              ON CONFLICT (id) DO NOTHING`,
-          client,
-        );
-        await query(sql`SELECT pg_notify('arca_hooks', '')`, client);
-        queued = rows.id.length;
-      }
+export function hookDispatcher(afterCommit: () => void): HookDispatcher {
+  /** Everything up to here is done (this process's knowledge; the stored cursor may lag it). */
+  let done: OutboxPosition | undefined;
+  let persisted: OutboxPosition | undefined;
+  let persistedAt = 0;
+
+  let persistTimer: NodeJS.Timeout | undefined;
+
+  /** Stores `done` at most once a second; a move held back is stored when the second is up. */
+  async function persist(): Promise<void> {
+    if (!done || (persisted && comparePositions(done, persisted) <= 0)) return;
+    const wait = persistedAt + PERSIST_EVERY_MS - Date.now();
+    if (wait > 0) {
+      persistTimer ??= setTimeout(() => {
+        persistTimer = undefined;
+        persist().catch((error) => console.error(`hooks: storing the outbox cursor: ${(error as Error).message}`));
+      }, wait);
+      persistTimer.unref?.();
+      return;
     }
+    const at = done;
+    // Never backwards: another process may have moved it further.
+    await query(
+      sql`UPDATE outbox_cursors SET txid = ${at.txid}::xid8, event_id = ${at.id}
+          WHERE name = ${CURSOR} AND (txid, event_id) < (${at.txid}::xid8, ${at.id}::bigint)`,
+    );
+    persisted = at;
+    persistedAt = Date.now();
+  }
+
+  async function step(): Promise<StepResult> {
+    const peek = await readCommittedEvents(pool(), { after: { cursor: CURSOR, atLeast: done }, limit: BATCH, documents: HOOKED });
+    if (!peek.events.some((e) => e.document !== null)) {
+      if (peek.events.length) done = peek.events[peek.events.length - 1];
+      await persist();
+      return { more: peek.events.length === BATCH, held: peek.held };
+    }
+    const result = await dispatchLocked(done, afterCommit);
+    if (result.last) {
+      done = result.last;
+      persisted = result.last;
+      persistedAt = Date.now();
+    }
+    return { more: result.more, held: result.held || peek.held };
+  }
+
+  return {
+    step,
+    async stop() {
+      if (persistTimer) clearTimeout(persistTimer);
+      persistTimer = undefined;
+      persistedAt = 0;
+      await persist().catch((error) => console.error(`hooks: storing the outbox cursor: ${(error as Error).message}`));
+    },
+  };
+}
+
+/** The locked path: reads past the stored cursor (or `done`), queues deliveries, moves the cursor, in one transaction. */
+async function dispatchLocked(done: OutboxPosition | undefined, afterCommit: () => void): Promise<StepResult & { last?: OutboxPosition }> {
+  const client = await pool().connect();
+  let open = false;
+  try {
+    // Losing this transaction in a crash loses its cursor move too: the events are dispatched
+    // again (deliveries' ids are stable, so not twice), so it need not wait for the WAL flush.
+    // Simple protocol: three statements, one round trip.
+    open = true;
+    const [, , lock] = (await client.query(
+      `BEGIN; SET LOCAL synchronous_commit = off; SELECT pg_try_advisory_xact_lock(${DISPATCH_LOCK}) AS locked`,
+    )) as unknown as pg.QueryResult<{ locked: boolean }>[];
+    if (!lock.rows[0]?.locked) {
+      await client.query("ROLLBACK");
+      open = false;
+      return { more: false, held: false };
+    }
+    const { events, held } = await readCommittedEvents(client, { after: { cursor: CURSOR, atLeast: done }, limit: BATCH, documents: HOOKED });
+    if (!events.length) {
+      await client.query("ROLLBACK");
+      open = false;
+      return { more: false, held };
+    }
+    const queued = await queueDeliveries(client, events.filter((e) => e.document !== null));
     const last = events[events.length - 1];
-    await query(sql`UPDATE outbox_cursors SET txid = ${last.txid}::xid8, event_id = ${last.id} WHERE name = 'hooks'`, client);
-    if (queued) onCommit(client, afterCommit);
-    return { more: events.length === BATCH, held };
-  });
+    // Positions come from the database (xid8 as digits, a bigint): safe to inline, so the move and
+    // the commit go in one trip.
+    if (!/^\d+$/.test(last.txid) || !Number.isSafeInteger(last.id)) throw new Error(`unexpected outbox position ${last.txid}/${last.id}`);
+    await client.query(`UPDATE outbox_cursors SET txid = '${last.txid}'::xid8, event_id = ${last.id} WHERE name = '${CURSOR}'; COMMIT`);
+    open = false;
+    if (queued) afterCommit();
+    return { more: events.length === BATCH, held, last: { txid: last.txid, id: last.id } };
+  } finally {
+    if (open) await client.query("ROLLBACK").catch(() => {});
+    client.release();
+  }
+}
+
+/** Inserts a delivery per (event, active hook whose triggers and conditions match); answers how many. */
+async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[]): Promise<number> {
+  if (!wanted.length) return 0;
+  const hooks = await query<{ project_id: string; data: Hook }>(
+    sql`SELECT project_id, data FROM hooks WHERE is_active AND (project_id, collection_id) IN
+          (SELECT * FROM unnest(${wanted.map((e) => e.projectId)}::text[], ${wanted.map((e) => e.collectionId)}::text[]))`,
+    client,
+  );
+  const byScope = new Map<string, Hook[]>();
+  for (const { project_id, data } of hooks) {
+    const key = `${project_id}\u0000${data.collection}`;
+    byScope.set(key, [...(byScope.get(key) ?? []), data]);
+  }
+  const rows = { id: [] as string[], project: [] as string[], hook: [] as string[], event: [] as number[], trigger: [] as string[], collection: [] as string[], document: [] as string[] };
+  for (const event of wanted) {
+    for (const hook of byScope.get(`${event.projectId}\u0000${event.collectionId}`) ?? []) {
+      if (!hook.triggers.includes(event.kind) || !matchesConditions(hook, event.document)) continue;
+      rows.id.push(timeOrderedUuid(event.createdAt.getTime(), `${event.projectId}/${hook._id}/${event.id}`));
+      rows.project.push(event.projectId);
+      rows.hook.push(hook._id);
+      rows.event.push(event.id);
+      rows.trigger.push(event.kind);
+      rows.collection.push(event.collectionId);
+      rows.document.push(event.documentId);
+    }
+  }
+  if (!rows.id.length) return 0;
+  // WITH ORDINALITY keeps the commit order in `seq`, which orders deliveries per document.
+  await query(
+    sql`WITH queued AS (
+          INSERT INTO hook_deliveries (id, project_id, hook_id, event_id, trigger, collection_id, document_id)
+          SELECT id, project_id, hook_id, event_id, trigger, collection_id, document_id
+          FROM unnest(${rows.id}::text[], ${rows.project}::text[], ${rows.hook}::text[], ${rows.event}::bigint[], ${rows.trigger}::text[],
+                      ${rows.collection}::text[], ${rows.document}::text[]) WITH ORDINALITY
+               AS r(id, project_id, hook_id, event_id, trigger, collection_id, document_id, n)
+          ORDER BY n
+          ON CONFLICT (id) DO NOTHING
+          RETURNING 1
+        )
+        SELECT pg_notify('arca_hooks', '') WHERE EXISTS (SELECT 1 FROM queued)`,
+    client,
+  );
+  return rows.id.length;
 }

@@ -1,7 +1,7 @@
 import { onNotification } from "../outbox/outbox-listener";
 import { runOutboxLoop, type OutboxLoop } from "../outbox/outbox-loop";
 import { deliverHook } from "./deliver-hook";
-import { dispatchHookEvents } from "./dispatch-hook-events";
+import { hookDispatcher } from "./dispatch-hook-events";
 import { claimDueDeliveries, nextDueAt, recordAttempt, type ClaimedDelivery } from "./hook-deliveries";
 
 /**
@@ -97,7 +97,8 @@ export function startHookWorkers(): HookWorkers {
   }
 
   const unsubscribe = onNotification("arca_hooks", () => void fill());
-  const dispatcher: OutboxLoop = runOutboxLoop("hooks: dispatch", () => dispatchHookEvents(() => void fill()), { idleRecheckMs: IDLE_RECHECK_MS });
+  const dispatch = hookDispatcher(() => void fill());
+  const dispatcher: OutboxLoop = runOutboxLoop("hooks: dispatch", dispatch.step, { idleRecheckMs: IDLE_RECHECK_MS });
   void fill();
 
   return {
@@ -106,6 +107,7 @@ export function startHookWorkers(): HookWorkers {
       unsubscribe();
       if (timer) clearTimeout(timer);
       await dispatcher.stop();
+      await dispatch.stop();
       // In-flight deliveries finish (bounded by their timeouts); unfinished ones come back by lease.
       await Promise.race([Promise.all(running), new Promise((r) => setTimeout(r, 3000).unref())]);
     },

@@ -32,7 +32,11 @@ export interface OutboxEvent {
 }
 
 export interface ReadOptions {
-  after: OutboxPosition;
+  /**
+   * Where to start: a position, or the named consumer's cursor in `outbox_cursors` (read in the
+   * same statement), or the later of that cursor and a position the consumer knows to be done.
+   */
+  after: OutboxPosition | { cursor: string; atLeast?: OutboxPosition };
   limit: number;
   /** Only this project's events (a subscriber catching up), else every project's. */
   projectId?: string;
@@ -46,38 +50,55 @@ export interface ReadResult {
   events: OutboxEvent[];
   /** Committed events exist beyond the horizon, held back by an older transaction still running. */
   held: boolean;
+  /** Where the read started (the cursor's position when read by name). */
+  after: OutboxPosition;
 }
 
+/**
+ * ONE statement (hot: the hooks dispatcher and the feed hub run it after every commit): the page
+ * of events, where it started, and whether more wait behind the horizon. The statement text does
+ * not depend on the values, so it is prepared once per connection.
+ */
 export async function readCommittedEvents(db: Queryable, options: ReadOptions): Promise<ReadResult> {
   const scope = options.projectId
     ? sql`e.project_id = ${options.projectId} AND ${options.collections ? sql`e.collection_id = ANY(${options.collections}::text[])` : raw("TRUE")}`
     : raw("TRUE");
   const documents = options.documents === true ? raw("coalesce(e.after, e.before)") : options.documents === false ? raw("NULL::jsonb") : sql`CASE WHEN ${options.documents} THEN coalesce(e.after, e.before) END`;
+  const after = options.after;
+  const start = !("cursor" in after)
+    ? sql`SELECT ${after.txid}::xid8 AS txid, ${after.id}::bigint AS id`
+    : after.atLeast
+      ? sql`SELECT t.txid, t.id FROM (SELECT c.txid, c.event_id AS id FROM outbox_cursors c WHERE c.name = ${after.cursor}
+              UNION ALL SELECT ${after.atLeast.txid}::xid8, ${after.atLeast.id}::bigint) t ORDER BY t.txid DESC, t.id DESC LIMIT 1`
+      : sql`SELECT c.txid, c.event_id AS id FROM outbox_cursors c WHERE c.name = ${after.cursor}`;
   const rows = await query<EventRow>(
-    sql`WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin)
-        SELECT e.id, e.txid::text AS txid, e.project_id, e.collection_id, e.document_id, e.kind, ${documents} AS document, e.created_at,
-               (SELECT xmin FROM horizon)::text AS horizon
-        FROM document_events e
-        WHERE (e.txid, e.id) > (${options.after.txid}::xid8, ${options.after.id}::bigint)
-          AND e.txid < (SELECT xmin FROM horizon) AND ${scope}
-        ORDER BY e.txid, e.id
-        LIMIT ${options.limit}`,
+    sql`WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
+        start AS (${start}),
+        page AS (
+          SELECT e.id, e.txid, e.project_id, e.collection_id, e.document_id, e.kind, ${documents} AS document, e.created_at
+          FROM document_events e
+          WHERE (e.txid, e.id) > ((SELECT txid FROM start), (SELECT id FROM start)) AND e.txid < (SELECT xmin FROM horizon) AND ${scope}
+          ORDER BY e.txid, e.id
+          LIMIT ${options.limit}
+        )
+        SELECT s.txid::text AS start_txid, s.id AS start_id,
+               -- Only when the page is not full: a full page is read again at once anyway. (The start
+               -- is always below the horizon, so "beyond the horizon" is beyond the start too.)
+               (SELECT count(*) FROM page) < ${options.limit}
+                 AND (SELECT e.txid FROM document_events e WHERE e.txid >= (SELECT xmin FROM horizon) ORDER BY e.txid LIMIT 1) IS NOT NULL AS held,
+               p.id, p.txid::text AS txid, p.project_id, p.collection_id, p.document_id, p.kind, p.document, p.created_at
+        FROM start s LEFT JOIN page p ON TRUE
+        ORDER BY p.txid, p.id`,
     db,
+    { prepared: true },
   );
-  const events = rows.map(toEvent);
-  // Only when the batch is not full: a full batch is read again at once anyway.
-  const held = events.length < options.limit && (await eventsBeyondHorizon(db, options, rows[0]?.horizon));
-  return { events, held };
-}
-
-async function eventsBeyondHorizon(db: Queryable, options: ReadOptions, horizon: string | undefined): Promise<boolean> {
-  const [row] = await query<{ held: boolean }>(
-    sql`SELECT EXISTS (SELECT 1 FROM document_events e
-          WHERE e.txid >= ${horizon ? sql`${horizon}::xid8` : raw("pg_snapshot_xmin(pg_current_snapshot())")}
-            AND (e.txid, e.id) > (${options.after.txid}::xid8, ${options.after.id}::bigint)) AS held`,
-    db,
-  );
-  return row.held;
+  const head = rows[0];
+  if (!head) return { events: [], held: false, after: OUTBOX_START }; // a named cursor that does not exist
+  return {
+    events: rows.filter((row) => row.id !== null).map(toEvent),
+    held: head.held,
+    after: { txid: head.start_txid, id: Number(head.start_id) },
+  };
 }
 
 /** The newest committed position (for a consumer that starts at "now"). */
@@ -107,7 +128,9 @@ interface EventRow {
   kind: EventKind;
   document: Record<string, unknown> | null;
   created_at: Date;
-  horizon: string;
+  start_txid: string;
+  start_id: number;
+  held: boolean;
 }
 
 function toEvent(row: EventRow): OutboxEvent {

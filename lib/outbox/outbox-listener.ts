@@ -3,10 +3,15 @@ import { pool } from "../db/pool";
 
 /**
  * One LISTEN connection per process, shared by every background reader in it: `arca_events`
- * (a trigger on `document_events` notifies once per writing transaction, at its commit: the hooks
- * dispatcher and the change feed) and `arca_hooks` (new hook deliveries, for the delivery workers
- * of every process). On a lost connection every reader is woken (it may have missed a
- * notification) and the listener reconnects with a back-off.
+ * (events were committed: the hooks dispatcher and the change feed) and `arca_hooks` (new hook
+ * deliveries, for the delivery workers of every process). On a lost connection every reader is
+ * woken (it may have missed a notification) and the listener reconnects with a back-off.
+ *
+ * Writers do NOT notify inside their transaction: PostgreSQL serialises notifying commits on one
+ * lock held through the WAL flush, which cut commit throughput ~2.5x (docs/performance.md). A
+ * writer calls `signalOutboxCommit` after its commit instead: this process's readers wake at once,
+ * and the others through one NOTIFY sent on the listener's own connection (no WAL flush waited
+ * for; commits signalled while one is in flight share the next).
  */
 type Wake = () => void;
 export type Channel = "arca_events" | "arca_hooks";
@@ -18,6 +23,8 @@ interface ListenerState {
   connecting?: Promise<void>;
   stopped: boolean;
   retryTimer?: NodeJS.Timeout;
+  notifying?: boolean;
+  notifyAgain?: boolean;
 }
 
 const holder = globalThis as typeof globalThis & { __arcaOutboxListener?: ListenerState };
@@ -44,6 +51,34 @@ export function onNotification(channel: Channel, wake: Wake): () => void {
   };
 }
 
+/** After a commit that wrote events: wakes this process's readers and, by NOTIFY, every other process's. */
+export function signalOutboxCommit(): void {
+  const s = state();
+  wakeAll(s, "arca_events");
+  if (s.stopped) return;
+  if (s.notifying) {
+    s.notifyAgain = true;
+    return;
+  }
+  void notifyOtherProcesses(s);
+}
+
+async function notifyOtherProcesses(s: ListenerState): Promise<void> {
+  s.notifying = true;
+  try {
+    do {
+      s.notifyAgain = false;
+      // Without a listener here (a process serving only the API), a plain autocommit NOTIFY.
+      await (s.client ?? pool()).query("SELECT pg_notify('arca_events', '')");
+    } while (s.notifyAgain);
+  } catch (error) {
+    // The other processes' readers also look on their own every few seconds.
+    console.error(`outbox: NOTIFY failed: ${(error as Error).message}`);
+  } finally {
+    s.notifying = false;
+  }
+}
+
 function wakeAll(s: ListenerState, channel?: string): void {
   for (const entry of s.wakes) if (!channel || entry.channel === channel) entry.wake();
 }
@@ -59,6 +94,8 @@ async function connect(s: ListenerState, delay = 0): Promise<void> {
       client.on("notification", (message) => wakeAll(s, message.channel));
       client.on("error", (error) => lost(s, client, error));
       client.on("end", () => lost(s, client));
+      // Its NOTIFYs (signalOutboxCommit) need not wait for a WAL flush: a lost one costs a delay.
+      await client.query("SET synchronous_commit = off");
       for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
       if (s.stopped) {
         await client.end().catch(() => {});

@@ -5,6 +5,10 @@ import { onOutboxCommit } from "./outbox-listener";
  * at start, and, while committed events are held back behind an older transaction still running,
  * on a short back-off (no polling otherwise). Steps never overlap; a wake during a step runs
  * the step once more afterwards.
+ *
+ * Under a stream of commits every commit wakes the loop: steps then start at most every
+ * `minIntervalMs` (default 10 ms), so one step takes what many commits wrote instead of each
+ * commit paying for a step of its own. A wake after a quiet spell steps at once.
  */
 export interface StepResult {
   /** The step took a full batch: run again at once. */
@@ -18,8 +22,10 @@ export interface OutboxLoop {
   stop(): Promise<void>;
 }
 
-export function runOutboxLoop(name: string, step: () => Promise<StepResult>, options: { idleRecheckMs?: number } = {}): OutboxLoop {
+export function runOutboxLoop(name: string, step: () => Promise<StepResult>, options: { idleRecheckMs?: number; minIntervalMs?: number } = {}): OutboxLoop {
+  const minInterval = options.minIntervalMs ?? 10;
   let running: Promise<void> | undefined;
+  let lastStart = 0;
   let again = false;
   let stopped = false;
   let heldDelay = 0;
@@ -44,6 +50,10 @@ export function runOutboxLoop(name: string, step: () => Promise<StepResult>, opt
       try {
         do {
           again = false;
+          const wait = lastStart + minInterval - Date.now();
+          if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+          if (stopped) break;
+          lastStart = Date.now();
           const result = await step();
           if (result.more) again = true;
           if (result.held) {

@@ -70,10 +70,12 @@ describe("counters", () => {
     expect(await counted()).toBe(await actual());
     // Past events_ttl (and once the hooks dispatcher has passed them) the events go, and the count with them.
     await t.db.query("UPDATE document_events SET created_at = now() - interval '2 days' WHERE project_id = $1", [project]);
-    // The hooks dispatcher (running in the test server) passes every event, hooks or not.
+    // The hooks dispatcher (running in the test server) passes every event, hooks or not, and
+    // stores where it stands at most once a second.
     await expect
       .poll(async () =>
         (await t.db.query("SELECT bool_and((e.txid, e.id) <= (c.txid, c.event_id)) AS passed FROM document_events e, outbox_cursors c WHERE c.name = 'hooks' AND e.project_id = $1", [project])).rows[0].passed,
+        { timeout: 5000 },
       )
       .toBe(true);
     const { runAsBackground } = await import("../../db/pool");

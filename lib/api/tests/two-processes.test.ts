@@ -7,14 +7,16 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { hashPassword } from "../../auth/password";
 import { startApiProcess, type ApiProcess } from "../../testing/api-process";
 import { seedProject } from "../../testing/seed-project";
+import { openSse } from "../../testing/sse-client";
 import { PNG } from "./files-helpers";
 
 /**
  * Scale-out: two server processes on one database (and, for file bytes, one data directory, as
  * on one machine; docs/deploy.md puts them on S3 across machines). Either answers for the other's
  * writes, counters stay exact under concurrent writes through both, a deactivated token stops on
- * both within the auth cache's period, rate limits are shared, and a hook's events are delivered
- * once each, never by both processes.
+ * both within the auth cache's period, rate limits are shared, a change-feed subscriber of one
+ * gets the other's writes (writers signal other processes after commit: lib/outbox), and a hook's
+ * events are delivered once each, never by both processes.
  */
 const url = inject("databaseUrl");
 let db: pg.Client;
@@ -30,7 +32,8 @@ beforeAll(async () => {
   project = `two-${Date.now().toString(36)}`;
   const token = await seedProject(db, project);
   headers = { "x-project": project, authorization: `Token ${token}`, "content-type": "application/json" };
-  const env = { ARCA_HOOKS_ALLOW_PRIVATE: "true", ARCA_RATE_LIMIT_LOGIN_PER_ADDRESS: "4" };
+  // A feed recheck longer than any wait here: the feed test then passes only through the NOTIFY.
+  const env = { ARCA_HOOKS_ALLOW_PRIVATE: "true", ARCA_RATE_LIMIT_LOGIN_PER_ADDRESS: "4", ARCA_FEED_RECHECK_MS: "600000" };
   [a, b] = await Promise.all([startApiProcess(url, env, dataDir), startApiProcess(url, env, dataDir)]);
 }, 60_000);
 
@@ -59,6 +62,24 @@ describe("two server processes on one database", () => {
     const file = await uploaded.json();
     const content = await call(a, `/api/collections/_files/documents/${file._id}/content/`);
     expect(Buffer.from(await content.arrayBuffer()).equals(PNG)).toBe(true);
+  });
+
+  it("a change-feed subscriber of one process gets, in order, what is written through the other", async () => {
+    const feed = await openSse(`${b.url}/api/collections/feed/events/`, { "x-project": project, authorization: headers.authorization });
+    expect(feed.status).toBe(200);
+    try {
+      expect((await call(a, "/api/collections/feed/documents/", { json: { _id: "one" } })).status).toBe(201);
+      expect((await call(a, "/api/collections/feed/documents/one/", { method: "PATCH", json: { n: 2 } })).status).toBe(200);
+      expect((await call(a, "/api/collections/feed/documents/one/", { method: "DELETE" })).status).toBe(204);
+      const events = await feed.waitFor(3);
+      expect(events.map((e) => [e.event, JSON.parse(e.data)._id])).toEqual([
+        ["created", "one"],
+        ["updated", "one"],
+        ["deleted", "one"],
+      ]);
+    } finally {
+      feed.close();
+    }
   });
 
   it("counters stay exact under concurrent writes through both", async () => {
