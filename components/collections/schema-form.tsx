@@ -206,7 +206,7 @@ export function SchemaForm({
               <span className="font-mono">{name}</span>
               {property.required && <span aria-hidden> *</span>}
               {property.required && <span className="sr-only"> (required)</span>}
-              <span className="ml-2 text-xs font-normal text-slate-400">{type}</span>
+              <span className="ml-2 text-xs font-normal text-slate-500">{type}</span>
             </label>
             {input}
             {hint && (
