@@ -12,9 +12,12 @@
  *   list     GET  /api/collections/bench/documents/?filter={"sku":"sku-<random>"}  (10 matches)
  * The baseline does what plain `pg` would: one INSERT, one SELECT by key, one indexed SELECT; no
  * auth, validation, counters or outbox. Prints req/s, p50, p99 and the ratios Arca / baseline.
+ * As issue 15 asks, Arca runs with its background work switched on: one active hook on another
+ * collection and BENCH_SUBSCRIBERS (default 100) idle change-feed subscribers (0 to leave out).
  */
 import type { ChildProcess } from "node:child_process";
 import http from "node:http";
+import { openSse, type SseConnection } from "../lib/testing/sse-client";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
@@ -24,6 +27,7 @@ import { startArca, startChild, stopChildren, runBenchmark } from "./bench-proce
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const CONNECTIONS = 10;
 const DOCUMENTS = Number(process.env.BENCH_DOCUMENTS || 100_000);
+const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 100);
 const PROJECT = "bench";
 const COLLECTION = "bench";
 
@@ -45,7 +49,8 @@ async function main() {
   const children: ChildProcess[] = [];
   try {
     const secret = await seed(url);
-    const arca = await startArca(url, children);
+    // The hook's receiver is on loopback (it is never called: nothing is written to its collection).
+    const arca = await startArca(url, children, { ARCA_HOOKS_ALLOW_PRIVATE: "true" });
     const baseline = await startChild(fileURLToPath(import.meta.url), ["--baseline", url], children);
     const headers = { "x-project": PROJECT, authorization: `Token ${secret}`, "content-type": "application/json" };
 
@@ -60,6 +65,8 @@ async function main() {
     await analyze.query("ANALYZE documents");
     await analyze.end();
 
+    const feeds = await switchOnBackgroundWork(arca, baseline, headers);
+
     const results: { arca: Result; base: Result }[] = [];
     // BENCH_OPS=read,list runs a subset (e.g. to profile one path).
     const ops = (process.env.BENCH_OPS ?? "create,read,list").split(",") as Array<"create" | "read" | "list">;
@@ -69,10 +76,29 @@ async function main() {
       results.push({ arca: a, base: b });
     }
     printTable(results);
+    console.log(`Arca with 1 active hook on another collection and ${feeds.length} idle change-feed subscribers.`);
+    for (const feed of feeds) feed.close();
   } finally {
     await stopChildren(children);
     await cleanup();
   }
+}
+
+/** One active hook on a collection the benchmark does not write, and idle feed subscribers. */
+async function switchOnBackgroundWork(arca: string, receiver: string, headers: Record<string, string>): Promise<SseConnection[]> {
+  const hook = await fetch(`${arca}/api/collections/_hooks/documents/`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ name: "elsewhere", collection: "elsewhere", url: `${receiver}/hook`, triggers: ["created"] }),
+  });
+  if (hook.status !== 201) throw new Error(`hook creation failed: ${hook.status} ${await hook.text()}`);
+  const feeds: SseConnection[] = [];
+  for (let i = 0; i < SUBSCRIBERS; i++) {
+    const feed = await openSse(`${arca}/api/collections/elsewhere/events/`, { "x-project": headers["x-project"], authorization: headers.authorization });
+    if (feed.status !== 200) throw new Error(`feed subscription failed: ${feed.status}`);
+    feeds.push(feed);
+  }
+  return feeds;
 }
 
 /** A user, the project, an all-powerful token, and DOCUMENTS documents, straight in SQL. */
