@@ -16,6 +16,12 @@ test("import a JSON Lines file with a bad row, then export it as JSON Lines and 
   await createProjectViaApi(session, projectId, "Transfers");
   const schema = { type: "object", properties: { title: { type: "string", required: true, position: 1 }, year: { type: "integer", position: 2 } } };
   expect((await api("/api/collections/", { json: { _id: "books", schema }, session, project: projectId })).status).toBe(201);
+  const { default: AxeBuilder } = await import("@axe-core/playwright");
+  const scan = async (label: string) => {
+    const result = await new AxeBuilder({ page }).analyze();
+    const serious = result.violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+    expect(serious, label).toEqual([]);
+  };
   await signIn(page, email, password);
   await page.goto(`/projects/${projectId}/collections/books`);
 
@@ -36,12 +42,14 @@ test("import a JSON Lines file with a bad row, then export it as JSON Lines and 
     // The table and the count follow.
     await expect(page.getByTestId("collection-count")).toHaveText("2 documents");
     await expect(page.getByRole("cell", { name: "Ubik" })).toBeVisible();
+    await scan("import report");
     await panel.getByRole("button", { name: "Close" }).click();
   });
 
   await test.step("export: a download streamed by the browser, the same documents", async () => {
     await page.getByRole("button", { name: "Export", exact: true }).click();
     const panel = page.getByRole("region", { name: "Export documents" });
+    await scan("export panel");
     const [jsonl] = await Promise.all([page.waitForEvent("download"), panel.getByRole("link", { name: "Download JSON Lines" }).click()]);
     expect(jsonl.suggestedFilename()).toBe("books.jsonl");
     const text = fs.readFileSync((await jsonl.path())!, "utf8");

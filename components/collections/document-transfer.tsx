@@ -26,10 +26,10 @@ export function DocumentTransfer({ projectId, collectionId, view }: { projectId:
   const toggle = (next: Panel) => setPanel((open) => (open === next ? undefined : next));
   return (
     <div className="relative flex gap-2">
-      <Button variant="secondary" aria-expanded={panel === "export"} aria-controls="export-panel" onClick={() => toggle("export")}>
+      <Button variant="secondary" aria-expanded={panel === "export"} aria-controls={panel === "export" ? "export-panel" : undefined} onClick={() => toggle("export")}>
         Export
       </Button>
-      <Button variant="secondary" aria-expanded={panel === "import"} aria-controls="import-panel" onClick={() => toggle("import")}>
+      <Button variant="secondary" aria-expanded={panel === "import"} aria-controls={panel === "import" ? "import-panel" : undefined} onClick={() => toggle("import")}>
         Import
       </Button>
       {panel === "export" && <ExportPanel projectId={projectId} collectionId={collectionId} view={view} />}
