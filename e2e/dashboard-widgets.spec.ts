@@ -146,7 +146,7 @@ test("embed picker: search the linked collection, pick with the keyboard, stored
   });
 });
 
-test("file in the form: create first, then upload with progress, preview, and Save sends no file", async ({ page }) => {
+test("file in the form: create first (the panel stays open), upload with progress, preview, and Save sends no file", async ({ page }) => {
   const schema = { properties: { title: { type: "string", position: 1 }, cover: { type: "file", position: 2 } } };
   expect((await call("/api/collections/", { json: { _id: "albums", schema } })).status).toBe(201);
   await page.goto(`/projects/${projectId}/collections/albums`);
@@ -155,7 +155,7 @@ test("file in the form: create first, then upload with progress, preview, and Sa
   await expect(created.getByTestId("file-field-cover")).toContainText("Create the document first");
   await created.getByLabel(/^_id/).fill("al1");
   await created.getByLabel(/^title/).fill("Blue");
-  await created.getByRole("button", { name: "Create document" }).click();
+  await created.getByRole("button", { name: "Create, then upload files" }).click();
 
   const panel = page.getByRole("dialog", { name: "Document al1" });
   await test.step("the panel stays open on the new document, whose cover takes an upload", async () => {

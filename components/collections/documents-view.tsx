@@ -813,7 +813,7 @@ function DocumentEditor({
   collection: CollectionDefinition;
   editing: Editing;
   onDone: () => void;
-  /** After a create, when the schema has file properties: go on editing it, to upload them. */
+  /** After "Create, then upload files": go on editing the new document, to upload its files. */
   onCreated: (document: ArcaDocument) => void;
 }) {
   const create = useCreateDocument(projectId, collection._id);
@@ -822,6 +822,8 @@ function DocumentEditor({
   // What the server holds: the document opened, plus files uploaded from the form since.
   const [original, setOriginal] = useState<ArcaDocument | undefined>(editing.mode === "edit" ? editing.document : undefined);
   const hasFiles = orderedProperties(collection.schema).some(([, p]) => p.type === "file");
+  // "Create, then upload files" keeps the panel open on the new document; Create closes it as ever.
+  const stayOpen = useRef(false);
   const [text, setText] = useState(() => (original ? JSON.stringify(original, null, 2) : template(collection)));
   const [notice, setNotice] = useState<string | undefined>();
   const hasForm = orderedProperties(collection.schema).length > 0;
@@ -853,7 +855,7 @@ function DocumentEditor({
     } else {
       const document = { ...parsed.value };
       if (document._id === "" || document._id === null) delete document._id;
-      create.mutate(document, { onSuccess: (created) => (hasFiles ? onCreated(created) : onDone()) });
+      create.mutate(document, { onSuccess: (created) => (stayOpen.current ? onCreated(created) : onDone()) });
     }
   }
 
@@ -911,9 +913,15 @@ function DocumentEditor({
             <Button variant="secondary" onClick={onDone}>
               Cancel
             </Button>
-            <Button type="submit" disabled={!!localErrors.length || mutation.isPending}>
+            {/* First in order: the default button, which Enter in a field clicks. */}
+            <Button type="submit" disabled={!!localErrors.length || mutation.isPending} onClick={() => (stayOpen.current = false)}>
               {mutation.isPending ? "Saving..." : original ? "Save document" : "Create document"}
             </Button>
+            {!original && hasFiles && (
+              <Button type="submit" variant="secondary" disabled={!!localErrors.length || mutation.isPending} onClick={() => (stayOpen.current = true)}>
+                Create, then upload files
+              </Button>
+            )}
           </div>
         </form>
       </Card>

@@ -13,8 +13,8 @@ import { Button, buttonClass } from "@/components/ui";
  * through the Files page's XHR helper for real progress and Cancel). The upload is its own
  * request and stores at once (the old file goes), independent of the form's Save; the form then
  * holds the new record as already saved, so the next Save sends nothing for it.
- * A document not created yet has nowhere to put a file: the field says so, and Create keeps the
- * panel open on the new document so the upload follows at once.
+ * A document not created yet has nowhere to put a file: the field says so, and "Create, then
+ * upload files" keeps the panel open on the new document so the upload follows at once.
  */
 export function FileField({
   projectId,
@@ -111,7 +111,7 @@ export function FileField({
         </div>
       ) : (
         <p id={id} className="text-sm text-slate-500">
-          Create the document first: a file is uploaded onto a saved document, and the form stays open for it.
+          Create the document first (&ldquo;Create, then upload files&rdquo; keeps this form open): a file is uploaded onto a saved document.
         </p>
       )}
       {error && (
