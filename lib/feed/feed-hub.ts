@@ -14,6 +14,8 @@ import { runOutboxLoop, type OutboxLoop } from "../outbox/outbox-loop";
  */
 export interface FeedSubscriber {
   projectId: string;
+  /** The collections it follows: the hub hands it no other collection's events. */
+  collections: ReadonlySet<string>;
   /** Takes a live event in commit order (already of its project). */
   deliver(event: OutboxEvent): void;
 }
@@ -99,7 +101,7 @@ async function step(h: HubState) {
     h.cursor = event;
     const subscribers = h.subscribers.get(event.projectId);
     if (!subscribers || event.document === null) continue;
-    for (const subscriber of subscribers) subscriber.deliver(event);
+    for (const subscriber of subscribers) if (subscriber.collections.has(event.collectionId)) subscriber.deliver(event);
   }
   return { more: events.length === BATCH, held };
 }

@@ -101,6 +101,7 @@ export async function openFeedStream(options: FeedOptions): Promise<ReadableStre
 
   const joined = await joinFeed({
     projectId: options.projectId,
+    collections,
     deliver(event) {
       if (closed) return;
       if (caughtUp) return emit(event);

@@ -73,6 +73,14 @@ describe("outbox reader", () => {
     expect(events.map((e) => e.documentId)).toEqual(["kept"]);
   });
 
+  it("compares positions by transaction id as a number, then by event id", () => {
+    expect(comparePositions({ txid: "99", id: 5 }, { txid: "100", id: 1 })).toBeLessThan(0);
+    expect(comparePositions({ txid: "100", id: 1 }, { txid: "99", id: 5 })).toBeGreaterThan(0);
+    expect(comparePositions({ txid: "123", id: 2 }, { txid: "124", id: 1 })).toBeLessThan(0);
+    expect(comparePositions({ txid: "123", id: 2 }, { txid: "123", id: 3 })).toBeLessThan(0);
+    expect(comparePositions({ txid: "123", id: 3 }, { txid: "123", id: 3 })).toBe(0);
+  });
+
   it("reads from the start of the outbox", async () => {
     const { events } = await readAll(OUTBOX_START);
     expect(events.map((e) => e.documentId)).toEqual(["slow", "fast", "kept"]);

@@ -113,9 +113,12 @@ export async function currentPosition(db: Queryable, projectId?: string): Promis
 }
 
 export function comparePositions(a: OutboxPosition, b: OutboxPosition): number {
-  const ta = BigInt(a.txid);
-  const tb = BigInt(b.txid);
-  if (ta !== tb) return ta < tb ? -1 : 1;
+  // xid8 as decimal text without leading zeros: the longer is the larger, else compare as text
+  // (no BigInt parse: the feed compares every event for every subscriber).
+  if (a.txid !== b.txid) {
+    if (a.txid.length !== b.txid.length) return a.txid.length < b.txid.length ? -1 : 1;
+    return a.txid < b.txid ? -1 : 1;
+  }
   return a.id - b.id;
 }
 
