@@ -91,11 +91,22 @@ async function step(h: HubState) {
     h.stale = true;
     return { more: false, held: false };
   }
-  const projects = [...h.subscribers.keys()];
+  // Documents only for the collections someone follows (JSON parsed for nobody costs CPU).
+  const followed = new Set<string>();
+  const pairs = { projects: [] as string[], collections: [] as string[] };
+  for (const [projectId, subscribers] of h.subscribers)
+    for (const subscriber of subscribers)
+      for (const collectionId of subscriber.collections) {
+        const key = `${projectId}\u0000${collectionId}`;
+        if (followed.has(key)) continue;
+        followed.add(key);
+        pairs.projects.push(projectId);
+        pairs.collections.push(collectionId);
+      }
   const { events, held } = await readCommittedEvents(pool(), {
     after: h.cursor!,
     limit: BATCH,
-    documents: sql`e.project_id = ANY(${projects}::text[])`,
+    documents: sql`(e.project_id, e.collection_id) IN (SELECT * FROM unnest(${pairs.projects}::text[], ${pairs.collections}::text[]))`,
   });
   for (const event of events) {
     h.cursor = event;
