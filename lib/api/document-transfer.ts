@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
-import { COLLECTION_ID, type ProjectScope } from "../collections/collection";
+import { COLLECTION_ID } from "../collections/collection";
 import { config } from "../config";
 import { exportDocuments } from "../documents/export-documents";
 import { IMPORT_MODES, importDocuments, type ImportMode } from "../documents/import-documents";
@@ -11,7 +11,7 @@ import type { ApiEnv } from "../http/env";
 import { JSON_BODY_LIMIT } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { readListQuery } from "../lists/list-query";
-import { parseProcessOnly } from "../processors/process-only";
+import { requestScope } from "./documents";
 
 /**
  * Import and export of a collection's documents (issue 14; an Arca addition to the contract).
@@ -28,7 +28,7 @@ export function bindDocumentTransferApi(app: ProjectRoutes): void {
     const params = new URL(c.req.url).searchParams;
     const format = formatOf(params.get("format")) ?? "jsonl";
     const query = readListQuery(params);
-    const chunks = await exportDocuments(scope(c), { collectionId, format, filter: query.filter, text: query.text, sort: query.sort });
+    const chunks = await exportDocuments(requestScope(c), { collectionId, format, filter: query.filter, text: query.text, sort: query.sort });
     return c.body(textStream(chunks), 200, {
       "Content-Type": TYPES[format],
       "Content-Disposition": `attachment; filename="${collectionId}.${format}"`,
@@ -45,7 +45,7 @@ export function bindDocumentTransferApi(app: ProjectRoutes): void {
     if (/^multipart\//i.test(type)) throw unsupportedMediaType("Send the file itself as the request body (JSON Lines or CSV), not multipart/form-data");
     const format = formatOf(params.get("format")) ?? (/^text\/csv\b/i.test(type) ? "csv" : "jsonl");
     const length = c.req.header("content-length");
-    const report = await importDocuments(scope(c), {
+    const report = await importDocuments(requestScope(c), {
       collectionId,
       format,
       mode,
@@ -129,13 +129,3 @@ async function* chunksOf(body: ReadableStream<Uint8Array> | null): AsyncGenerato
   }
 }
 
-function scope(c: Context<ApiEnv>): ProjectScope {
-  const project = c.get("project");
-  return {
-    projectId: project._id,
-    dataSizeLimit: project.settings.data_size_limit ?? 0,
-    deleteFiles: project.settings.delete_files !== false,
-    filesSizeLimit: project.settings.files_size_limit ?? 0,
-    processOnly: parseProcessOnly(c.req.query("process_only"), c.req.header("x-process-only")),
-  };
-}

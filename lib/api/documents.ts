@@ -73,7 +73,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
         delete: async (c) => {
           const collectionId = collection(c, "delete");
           const body = await readJsonObject(c);
-          const deleted = await deleteDocuments(scope(c), { collectionId, filter: filterOf(body) });
+          const deleted = await deleteDocuments(requestScope(c), { collectionId, filter: filterOf(body) });
           return c.json({ deleted });
         },
       },
@@ -82,14 +82,14 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
         const body = await readDocumentBody(c);
         const uploaded = await uploadedDocument(c, collectionId, { kind: "create" }, body);
         if (uploaded) return uploaded;
-        const doc = await createDocument(scope(c), { collectionId, body });
+        const doc = await createDocument(requestScope(c), { collectionId, body });
         return c.json(doc, 201);
       },
     ),
   );
   app.get(`${BASE}/:id`, async (c) => {
     const collectionId = collection(c, "read", pathParam(c, "id"));
-    const { doc, schema } = await getDocument(scope(c), { collectionId, id: pathParam(c, "id") });
+    const { doc, schema } = await getDocument(requestScope(c), { collectionId, id: pathParam(c, "id") });
     const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, [doc], readable(c));
     return c.json(projectFields(resolved, listQuery(c)));
   });
@@ -99,7 +99,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const body = await readDocumentBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "create", id }, body);
     if (uploaded) return uploaded;
-    return c.json(await createDocument(scope(c), { collectionId, id, body }), 201);
+    return c.json(await createDocument(requestScope(c), { collectionId, id, body }), 201);
   });
   app.put(BASE, async (c) => {
     // The id is in the body (or generated): the original service's save without a path id.
@@ -110,7 +110,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
       allow(c, "write", collectionId);
       const uploaded = await uploadedDocument(c, collectionId, { kind: "create" }, body);
       if (uploaded) return uploaded;
-      return c.json(await createDocument(scope(c), { collectionId, body }), 201);
+      return c.json(await createDocument(requestScope(c), { collectionId, body }), 201);
     }
     return save(c, collectionId, body._id, body);
   });
@@ -127,18 +127,18 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const patch = await readDocumentBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "patch", id }, patch);
     if (uploaded) return uploaded;
-    return c.json(await patchDocument(scope(c), { collectionId, id, patch, mode: patchModeOf(c.req.header("content-type")) }));
+    return c.json(await patchDocument(requestScope(c), { collectionId, id, patch, mode: patchModeOf(c.req.header("content-type")) }));
   });
   app.delete(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "delete", id);
-    await deleteDocument(scope(c), { collectionId, id });
+    await deleteDocument(requestScope(c), { collectionId, id });
     return c.body(null, 204);
   });
   app.get(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "read", id);
-    const { doc, schema } = await getDocument(scope(c), { collectionId, id });
+    const { doc, schema } = await getDocument(requestScope(c), { collectionId, id });
     const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, [doc], readable(c));
     return c.json((await currentFileValue(c.get("project")._id, collectionId, id, readProperty(resolved, propertyPath(c)))) as object);
   });
@@ -148,13 +148,13 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const value = isMultipart(c.req.raw) ? await readDocumentMultipart(c) : await readJsonBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "set", id, path: propertyPath(c) }, value as Record<string, unknown>);
     if (uploaded) return uploaded;
-    const set = await setDocumentProperty(scope(c), { collectionId, id, path: propertyPath(c), value });
+    const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value });
     return c.json(set.value as object, set.created ? 201 : 200);
   });
   app.delete(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);
-    await unsetDocumentProperty(scope(c), { collectionId, id, path: propertyPath(c) });
+    await unsetDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c) });
     return c.body(null, 204);
   });
 }
@@ -164,7 +164,7 @@ async function save(c: Context<ApiEnv>, collectionId: string, id: string, body: 
   const authorize = (action: Action) => allow(c, action, collectionId, id);
   const uploaded = await uploadedDocument(c, collectionId, { kind: "save", id, authorize }, body);
   if (uploaded) return uploaded;
-  const { doc, created } = await saveDocument(scope(c), { collectionId, id, body, authorize });
+  const { doc, created } = await saveDocument(requestScope(c), { collectionId, id, body, authorize });
   return c.json(doc, created ? 201 : 200);
 }
 
@@ -172,7 +172,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const collectionId = collection(c, "read");
   if (collectionId === undefined) return c.json(pageOf([], 0, query, c.req.url));
-  const { items, total, schema } = await listDocuments(scope(c), { collectionId, query });
+  const { items, total, schema } = await listDocuments(requestScope(c), { collectionId, query });
   const resolved = await resolveEmbeds(c.get("project")._id, collectionId, schema, items, readable(c));
   return c.json(pageOf(resolved, total, query, c.req.url));
 }
@@ -182,7 +182,7 @@ async function update(c: Context<ApiEnv>, upsert: boolean) {
   if (upsert) allow(c, "write", collectionId);
   const body = await readJsonObject(c);
   if (body.operation === undefined) throw badRequest("operation required");
-  const result = await updateDocuments(scope(c), { collectionId, filter: filterOf(body), operation: body.operation, upsert });
+  const result = await updateDocuments(requestScope(c), { collectionId, filter: filterOf(body), operation: body.operation, upsert });
   return c.json(result);
 }
 
@@ -213,7 +213,8 @@ function readable(c: Context<ApiEnv>) {
   return (collectionId: string) => can(c.get("principal"), "read", { collection: collectionId });
 }
 
-function scope(c: Context<ApiEnv>): ProjectScope {
+/** The project's write settings and the request's `process_only`, as document writes take them. */
+export function requestScope(c: Context<ApiEnv>): ProjectScope {
   const project = c.get("project");
   return {
     projectId: project._id,
