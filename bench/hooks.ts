@@ -6,7 +6,7 @@
  * 1. creates/s into a collection with 3 active hooks vs. a collection with none (autocannon,
  *    10 connections, BENCH_SECONDS each, default 10);
  * 2. sustained delivery: BENCH_DELIVERIES (default 5,000) events queued at once (one INSERT into
- *    the outbox), time until the receiver has them all, vs. a plain loop of undici requests to the
+ *    the outbox, then the NOTIFY a writer sends after commit), time until the receiver has them all, vs. a plain loop of undici requests to the
  *    same receiver with the same concurrency (64);
  * 3. commit-to-receiver latency when idle: 200 sequential creates 20 ms apart, receiver arrival
  *    minus the moment the create was sent (an upper bound of commit to arrival), p50 and p99.
@@ -63,6 +63,8 @@ async function main() {
        SELECT $1, 'burst', 'd' || g, 'created', jsonb_build_object('_id', 'd' || g, 'n', g) FROM generate_series(1, $2::int) g`,
       [PROJECT, DELIVERIES],
     );
+    // What Arca's own writers do after commit (lib/outbox/outbox-listener.ts signalOutboxCommit).
+    await client.query("SELECT pg_notify('arca_events', '')");
     const last = await receiverWaitFor(receiver, "/burst", DELIVERIES);
     const arcaRate = DELIVERIES / ((last - queued) / 1000);
     const baselineRate = await undiciLoop(`${receiver}/baseline`, DELIVERIES, 64);
