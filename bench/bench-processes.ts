@@ -38,6 +38,18 @@ export function startArca(databaseUrl: string, children: ChildProcess[], env?: R
 }
 
 /** Resident set size of a process, from /proc (Linux), in MiB. */
+/** CPU seconds (user + system) a process has used so far, from /proc (0 when unreadable). */
+export function cpuSeconds(pid: number, part: "user" | "system" | "both" = "both"): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    const user = Number(fields[11]) / 100;
+    const system = Number(fields[12]) / 100;
+    return part === "user" ? user : part === "system" ? system : user + system;
+  } catch {
+    return 0;
+  }
+}
+
 export function rssMiB(pid: number): number {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");

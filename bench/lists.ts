@@ -27,7 +27,7 @@ async function main() {
     const started = Date.now();
     await client.query(
       `INSERT INTO documents (project_id, collection_id, id, data)
-       SELECT $1, 'items', 'i' || g, jsonb_build_object('_id', 'i' || g, 'category', 'c' || (g % 100), 'n', (g * 7919) % 1000003, 'title', 'Item ' || g)
+       SELECT $1, 'items', 'i' || g, jsonb_build_object('_id', 'i' || g, 'category', 'c' || (g % 100), 'n', (g::bigint * 7919) % 1000003, 'title', 'Item ' || g)
        FROM generate_series(1, $2::int) g`,
       [PROJECT, DOCUMENTS],
     );

@@ -6,13 +6,14 @@
  * 1. Upload and download of a BENCH_FILE_MB (default 200) MiB file through Arca with
  *    ARCA_BLOB_STORE=s3 vs. the raw SDK (lib-storage Upload, GetObject) against the same endpoint,
  *    with Arca's RSS growth (from /proc) during each.
- * 2. Creates/s (autocannon, 10 connections in all, BENCH_SECONDS) against one Arca process vs.
+ * 2. Creates/s (autocannon, 10 connections in all, BENCH_SECONDS; BENCH_ONLY=files skips them) against one Arca process vs.
  *    two processes on the same database (5 connections each, at the same time).
  */
 import type { ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
@@ -20,11 +21,13 @@ import { pipeline } from "node:stream/promises";
 import { CreateBucketCommand, GetObjectCommand, S3Client } from "@aws-sdk/client-s3";
 import { Upload } from "@aws-sdk/lib-storage";
 import autocannon from "autocannon";
+import { createS3BlobStore } from "../lib/blob/s3-blob-store";
 import { benchProject } from "./bench-database";
-import { rssMiB, startArca, stopChildren, runBenchmark } from "./bench-processes";
+import { cpuSeconds, rssMiB, startArca, stopChildren, runBenchmark } from "./bench-processes";
 
 const FILE_MB = Number(process.env.BENCH_FILE_MB || 200);
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
+const ROUNDS = Number(process.env.BENCH_ROUNDS || 3);
 const PROJECT = "bench";
 const credentials = { accessKeyId: "TESTACCESSKEY0000001", secretAccessKey: "testsecretkey0000000000000000000000000001" };
 
@@ -63,55 +66,125 @@ async function main() {
     const rss0 = rssMiB(pid);
     let peak = rss0;
     const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 50);
+    // Both sides use node:http streams (the SDK does): undici's web streams would cost the
+    // client's share of the two cores and show up as Arca's slowness.
+    const rgw = rgwPid();
+    const cpuNow = () => [cpuSeconds(pid, "user"), cpuSeconds(pid, "system"), cpuSeconds(rgw), process.cpuUsage()] as const;
+    let cpu0 = cpuNow();
+    // CPU seconds each process spent (Arca's as user+system) during one transfer.
+    const cpuSince = (start: typeof cpu0) => {
+      const own = process.cpuUsage(start[3]);
+      const arcaUser = cpuSeconds(pid, "user") - start[0];
+      const arcaSystem = cpuSeconds(pid, "system") - start[1];
+      return `CPU s: arca ${(arcaUser + arcaSystem).toFixed(2)} (${arcaUser.toFixed(2)}+${arcaSystem.toFixed(2)}) rgw ${(cpuSeconds(rgw) - start[2]).toFixed(2)} client ${((own.user + own.system) / 1e6).toFixed(2)}`;
+    };
     let t = performance.now();
-    const uploaded = await fetch(`${arca}/api/collections/_files/documents/`, {
+    const uploaded = await httpRequest(`${arca}/api/collections/_files/documents/`, {
       method: "POST",
       headers: { ...headers, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + size + tail.length) },
-      body: Readable.toWeb(Readable.from((async function* () { yield head; yield* fs.createReadStream(file, { highWaterMark: 1 << 20 }); yield tail; })())) as never,
-      duplex: "half",
-    } as RequestInit);
+    }, async (request) => {
+      request.write(head);
+      await pipeline(fs.createReadStream(file, { highWaterMark: 1 << 20 }), request, { end: false });
+      request.end(tail);
+    });
     const arcaUp = performance.now() - t;
-    if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${await uploaded.text()}`);
-    const record = await uploaded.json();
+    const arcaUpCpu = cpuSince(cpu0);
+    if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${uploaded.body.toString()}`);
+    const record = JSON.parse(uploaded.body.toString());
     const upPeak = peak - rss0;
 
     // 1b. download through Arca.
     peak = rssMiB(pid);
     const rss1 = peak;
+    cpu0 = cpuNow();
     t = performance.now();
-    const download = await fetch(`${arca}/api/collections/_files/documents/${record._id}/content/`, { headers });
-    const md5 = createHash("md5");
-    for await (const chunk of download.body as unknown as AsyncIterable<Uint8Array>) md5.update(chunk);
+    const downloaded = await new Promise<string>((resolve, reject) =>
+      http.get(`${arca}/api/collections/_files/documents/${record._id}/content/`, { headers }, (response) => md5Of(response).then(resolve, reject)).on("error", reject),
+    );
     const arcaDown = performance.now() - t;
+    const arcaDownCpu = cpuSince(cpu0);
     clearInterval(sampler);
     const downPeak = peak - rss1;
-    if (md5.digest("hex") !== record.md5) throw new Error("download differs from the upload");
+    if (downloaded !== record.md5) throw new Error("download differs from the upload");
 
     // 1c. the raw SDK against the same endpoint.
+    cpu0 = cpuNow();
     t = performance.now();
     await new Upload({ client: raw, params: { Bucket: bucket, Key: "raw/blob.bin", Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
     const rawUp = performance.now() - t;
+    const rawUpCpu = cpuSince(cpu0);
+    cpu0 = cpuNow();
     t = performance.now();
     const object = await raw.send(new GetObjectCommand({ Bucket: bucket, Key: "raw/blob.bin" }));
-    await pipeline(object.Body as Readable, async function (source) { for await (const _ of source) { /* drain */ } });
+    const rawMd5 = await md5Of(object.Body as Readable);
     const rawDown = performance.now() - t;
+    const rawDownCpu = cpuSince(cpu0);
+    if (rawMd5 !== record.md5) throw new Error("raw download differs from the upload");
 
-    // 2. creates: one process, then two on the same database.
-    const one = await creates([arca], headers, 10);
-    const second = await startArca(url, children, env);
-    const two = await creates([arca, second], headers, 5);
+    // 1d. Arca's S3 blob store itself (lib/blob, in this process: stage with md5 and metering,
+    // commit by server-side copy; read) vs the raw SDK, alternating, medians of BENCH_ROUNDS.
+    const store = createS3BlobStore({ endpoint, bucket, region: "us-east-1", accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, forcePathStyle: true });
+    const storeTimes = { up: [] as number[], down: [] as number[], rawUp: [] as number[], rawDown: [] as number[] };
+    for (let round = 0; round < ROUNDS; round++) {
+      t = performance.now();
+      const staged = await store.stage(fs.createReadStream(file, { highWaterMark: 1 << 20 }));
+      await store.commit(staged, `bench-${round}`);
+      storeTimes.up.push(performance.now() - t);
+      t = performance.now();
+      await new Upload({ client: raw, params: { Bucket: bucket, Key: `raw/${round}`, Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
+      storeTimes.rawUp.push(performance.now() - t);
+      t = performance.now();
+      if ((await md5Of((await store.read(`bench-${round}`))!)) !== record.md5) throw new Error("store read differs from the upload");
+      storeTimes.down.push(performance.now() - t);
+      t = performance.now();
+      if ((await md5Of((await raw.send(new GetObjectCommand({ Bucket: bucket, Key: `raw/${round}` }))).Body as Readable)) !== record.md5) throw new Error("raw read differs");
+      storeTimes.rawDown.push(performance.now() - t);
+    }
+    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
+
+    // 2. creates: one process, then two on the same database (BENCH_ONLY=files skips them, e.g. for a profile of the transfers).
+    const skipCreates = process.env.BENCH_ONLY === "files";
+    const one = skipCreates ? 0 : await creates([arca], headers, 10);
+    const second = skipCreates ? "" : await startArca(url, children, env);
+    const two = skipCreates ? 0 : await creates([arca, second], headers, 5);
 
     const mbps = (ms: number) => (FILE_MB / (ms / 1000)).toFixed(0);
     console.log(`\nscale-out benchmark (${FILE_MB} MiB file, S3 at ${endpoint}, ${SECONDS} s create runs)\n`);
     console.log(`upload    arca ${mbps(arcaUp)} MB/s   raw SDK ${mbps(rawUp)} MB/s   ratio ${(rawUp / arcaUp).toFixed(2)} (aim >= 0.8)   arca RSS +${upPeak.toFixed(0)} MiB`);
     console.log(`download  arca ${mbps(arcaDown)} MB/s   raw SDK ${mbps(rawDown)} MB/s   ratio ${(rawDown / arcaDown).toFixed(2)} (aim >= 0.8)   arca RSS +${downPeak.toFixed(0)} MiB`);
-    console.log(`creates/s one process ${one.toFixed(0)}   two processes ${two.toFixed(0)}   ratio ${(two / one).toFixed(2)} (aim >= 1.0 on 2 cores)`);
+    const [su, sd, ru, rd] = [median(storeTimes.up), median(storeTimes.down), median(storeTimes.rawUp), median(storeTimes.rawDown)];
+    console.log(`store upload    arca's S3 store ${mbps(su)} MB/s   raw SDK ${mbps(ru)} MB/s   ratio ${(ru / su).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
+    console.log(`store download  arca's S3 store ${mbps(sd)} MB/s   raw SDK ${mbps(rd)} MB/s   ratio ${(rd / sd).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
+    console.log(`  upload   through arca: ${arcaUpCpu}   raw: ${rawUpCpu}`);
+    console.log(`  download through arca: ${arcaDownCpu}   raw: ${rawDownCpu}`);
+    if (!skipCreates) console.log(`creates/s one process ${one.toFixed(0)}   two processes ${two.toFixed(0)}   ratio ${(two / one).toFixed(2)} (aim >= 1.0 on 2 cores)`);
   } finally {
     await stopChildren(children);
     await cleanup();
     fs.rmSync(work, { recursive: true, force: true });
     if (!process.env.BENCH_S3_ENDPOINT) stopCeph();
   }
+}
+
+/** A node:http request whose body `send` writes; resolves with the status and the whole (small) answer. */
+function httpRequest(url: string, options: http.RequestOptions, send: (request: http.ClientRequest) => Promise<void>): Promise<{ status: number; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const request = http.request(url, options, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (c: Buffer) => chunks.push(c));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks) }));
+      response.on("error", reject);
+    });
+    request.on("error", reject);
+    send(request).catch(reject);
+  });
+}
+
+/** md5 of a stream, both downloads computed the same way (and checked against the upload). */
+async function md5Of(stream: Readable): Promise<string> {
+  const md5 = createHash("md5");
+  for await (const chunk of stream) md5.update(chunk as Buffer);
+  return md5.digest("hex");
 }
 
 async function creates(bases: string[], headers: Record<string, string>, connections: number): Promise<number> {
@@ -127,11 +200,22 @@ async function creates(bases: string[], headers: Record<string, string>, connect
   return results.reduce((sum, r) => sum + r.requests.average, 0);
 }
 
-const cephEnv = () => ({ ...process.env, CEPH_BASE: path.resolve(".bench-data/ceph-s3"), RGW_PORT: "7499" });
+function cephEnv() {
+  return { ...process.env, CEPH_BASE: path.resolve(".bench-data/ceph-s3"), RGW_PORT: "7499" };
+}
 function startCeph(): string {
   execFileSync("bash", [path.resolve("scripts/s3/start-s3.sh")], { env: cephEnv(), stdio: "inherit" });
   return "http://127.0.0.1:7499";
 }
+/** The radosgw serving the bench's endpoint, for its CPU figures (0 when not ours). */
+function rgwPid(): number {
+  try {
+    return Number(fs.readFileSync(path.resolve(".bench-data/ceph-s3/run/client.rgw.gw.bgpid"), "utf8").trim()) || 0;
+  } catch {
+    return 0;
+  }
+}
+
 function stopCeph() {
   execFileSync("bash", [path.resolve("scripts/s3/stop-s3.sh")], { env: cephEnv(), stdio: "ignore" });
 }

@@ -3,7 +3,7 @@ import { Readable } from "node:stream";
 import { CreateBucketCommand, ListMultipartUploadsCommand, ListObjectsV2Command, S3Client } from "@aws-sdk/client-s3";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { BlobTooLargeError } from "./blob-store";
-import { createS3BlobStore, s3SettingsFromEnv, type S3BlobStore } from "./s3-blob-store";
+import { createS3BlobStore, s3SettingsFromEnv, transportProtectsPayload, type S3BlobStore } from "./s3-blob-store";
 
 /** Against a real S3 server (Ceph RGW started by the test run's global setup), never a mock. */
 const endpoint = inject("s3Endpoint");
@@ -72,6 +72,32 @@ describe("S3 blob store", () => {
     expect((await store.stat("p1/big"))!.size).toBe(size);
     const tail = await bytes(await store.read("p1/big", { start: size - 100, end: size - 1 }));
     expect(tail).toEqual(seed.subarray(seed.length - 100));
+  });
+
+  it("signs part payloads except where TLS or loopback protects them; both ways store the same bytes", async () => {
+    expect(transportProtectsPayload(undefined)).toBe(true); // AWS: https
+    expect(transportProtectsPayload("https://s3.example.com")).toBe(true);
+    expect(transportProtectsPayload("http://127.0.0.1:7480")).toBe(true);
+    expect(transportProtectsPayload("http://localhost:9000")).toBe(true);
+    expect(transportProtectsPayload("http://[::1]:9000")).toBe(true);
+    expect(transportProtectsPayload("http://10.0.0.5:9000")).toBe(false);
+    expect(transportProtectsPayload("http://minio.internal:9000")).toBe(false);
+    expect(transportProtectsPayload("http://0.0.0.0:9000")).toBe(false);
+    // 0.0.0.0 reaches this machine's RGW but does not count as loopback: the signed path.
+    const signedEndpoint = endpoint.replace("127.0.0.1", "0.0.0.0");
+    expect(transportProtectsPayload(signedEndpoint)).toBe(false);
+    const signed = createS3BlobStore({ endpoint: signedEndpoint, bucket, region: "us-east-1", forcePathStyle: true, ...credentials });
+    const seed = randomBytes(1 << 20);
+    const size = 9 * 1024 * 1024; // two parts
+    const expected = createHash("md5");
+    for (let i = 0; i < 9; i++) expected.update(seed);
+    const digest = expected.digest("hex");
+    for (const each of [signed, store]) {
+      const staged = await each.stage(generated(size, seed));
+      expect(staged).toMatchObject({ size, md5: digest });
+      await each.commit(staged, "p1/signing");
+      expect(md5(await bytes(await store.read("p1/signing")))).toBe(digest);
+    }
   });
 
   it("an upload past maxBytes or aborted leaves no object and no multipart upload behind", async () => {

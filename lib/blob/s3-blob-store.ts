@@ -78,6 +78,19 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
     requestChecksumCalculation: "WHEN_REQUIRED",
     responseChecksumValidation: "WHEN_REQUIRED",
   });
+  if (transportProtectsPayload(settings.endpoint)) {
+    // lib-storage sends parts as Buffers, which the SigV4 signer hashes whole (SHA-256 over every
+    // byte: as much CPU as Arca's own md5, on the one event loop). Where TLS or loopback already
+    // protects the bytes, parts go as UNSIGNED-PAYLOAD, as the SDK itself sends streamed bodies.
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        const request = args.request as { headers?: Record<string, string> };
+        if (UNSIGNED_COMMANDS.has(context.commandName ?? "") && request.headers) request.headers["x-amz-content-sha256"] = "UNSIGNED-PAYLOAD";
+        return next(args);
+      },
+      { step: "build", name: "arcaUnsignedPayload" },
+    );
+  }
   const Bucket = settings.bucket;
   const objectKey = (key: string) => {
     assertBlobKey(key);
@@ -247,6 +260,17 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
       for await (const object of list("blobs/")) yield object.Key!.slice("blobs/".length);
     },
   };
+}
+
+const UNSIGNED_COMMANDS = new Set(["UploadPartCommand", "PutObjectCommand"]);
+
+/** True for an https endpoint (AWS when none is set) or one on this machine's loopback. */
+export function transportProtectsPayload(endpoint: string | undefined): boolean {
+  if (!endpoint) return true;
+  const url = new URL(endpoint);
+  if (url.protocol === "https:") return true;
+  const host = url.hostname.replace(/^\[|\]$/g, "");
+  return host === "localhost" || host === "::1" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 function isMissing(error: unknown): boolean {

@@ -33,6 +33,8 @@ export interface MultipartOptions {
   onFile?: (name: string, filename: string, stream: Readable, info: FileInfo) => Promise<void> | void;
   /** Bytes of one field value and of all of them (default: the JSON body limit). */
   fieldSizeLimit?: number;
+  /** The body as a Node stream when the caller has one (see `requestBodyStream`); else the request's web body. */
+  body?: Readable;
 }
 
 /** ARCA_MAX_PARTS: parts per multipart body (fields and files). */
@@ -46,7 +48,7 @@ export function isMultipart(request: Request): boolean {
 
 export async function readMultipart(request: Request, options: MultipartOptions = {}): Promise<Record<string, unknown>> {
   const headers = Object.fromEntries(request.headers.entries());
-  if (!request.body) return {};
+  if (!options.body && !request.body) return {};
   const sizeLimit = options.fieldSizeLimit ?? JSON_BODY_LIMIT;
   let parser: busboy.Busboy;
   try {
@@ -64,7 +66,7 @@ export async function readMultipart(request: Request, options: MultipartOptions 
   const pending: Promise<void>[] = [];
   let fieldBytes = 0;
   let failure: Error | undefined;
-  const source = Readable.fromWeb(request.body as import("node:stream/web").ReadableStream);
+  const source = options.body ?? Readable.fromWeb(request.body as import("node:stream/web").ReadableStream);
   const fail = (error: Error) => {
     if (failure) return;
     failure = error;

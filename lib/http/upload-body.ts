@@ -1,5 +1,7 @@
 import { StagedUploads } from "../files/staged-uploads";
+import type { Context } from "hono";
 import { readMultipart } from "./multipart-body";
+import { requestBodyStream } from "./request-body";
 
 /**
  * Reads a multipart upload: its fields as values, its file parts streamed to temp files (the
@@ -7,10 +9,11 @@ import { readMultipart } from "./multipart-body";
  * failure every temp file is gone before the error is thrown. Then the domain commits:
  * `writeDocumentWithFiles` or `uploadToFiles` (lib/files), "blob first, then row".
  */
-export async function readUploadBody(request: Request): Promise<{ fields: Record<string, unknown>; uploads: StagedUploads }> {
+export async function readUploadBody(c: Context): Promise<{ fields: Record<string, unknown>; uploads: StagedUploads }> {
+  const request = c.req.raw;
   const uploads = new StagedUploads(request.signal);
   try {
-    const fields = await Promise.race([readMultipart(request, { onFile: uploads.onFile }), uploads.failed]);
+    const fields = await Promise.race([readMultipart(request, { onFile: uploads.onFile, body: requestBodyStream(c) }), uploads.failed]);
     await uploads.settle();
     return { fields, uploads };
   } catch (error) {
