@@ -128,6 +128,14 @@ describe("local disk blob store", () => {
     await expect(store.commit(staged, "k2")).rejects.toThrow();
   });
 
+  it("makes the temp directory again when it was removed under a running store", async () => {
+    await store.write("before", Readable.from([Buffer.from("one")]));
+    await rm(path.join(root, "files", "tmp"), { recursive: true });
+    const staged = await store.stage(Readable.from([Buffer.from("two")]));
+    await store.commit(staged, "after");
+    expect((await readAll(await store.read("after"))).toString()).toBe("two");
+  });
+
   it("discards staged bytes, twice without complaint", async () => {
     const staged = await store.stage(Readable.from([Buffer.from("nope")]));
     await store.discard(staged);

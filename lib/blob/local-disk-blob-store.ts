@@ -74,7 +74,6 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
 
   async function stage(source: BlobSource, options: StageOptions = {}): Promise<StagedBlob> {
     const { signal, maxBytes = Number.POSITIVE_INFINITY, headBytes = DEFAULT_HEAD_BYTES } = options;
-    await mkdir(tempDir, { recursive: true });
     const id = `${randomUUID()}.${processOwner()}.part`;
     const tempPath = path.join(tempDir, id);
 
@@ -84,7 +83,14 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
     try {
       // `flush` fsyncs before the close that ends the pipeline: the bytes are on disk before
       // anyone can commit them.
-      await pipeline(source, meter.stream, createWriteStream(tempPath, { flags: "wx", flush: true, highWaterMark: WRITE_HIGH_WATER_MARK }), { signal });
+      // The temp directory is made when missing (first upload, or removed under a running
+      // server) rather than before every upload.
+      const handle = await open(tempPath, "wx").catch(async (error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT") throw error;
+        await mkdir(tempDir, { recursive: true });
+        return open(tempPath, "wx");
+      });
+      await pipeline(source, meter.stream, createWriteStream(tempPath, { fd: handle, flush: true, highWaterMark: WRITE_HIGH_WATER_MARK }), { signal });
     } catch (error) {
       await rm(tempPath, { force: true });
       throw error;
@@ -98,15 +104,18 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
     const dir = path.dirname(to);
     const firstCreated = await mkdir(dir, { recursive: true });
     await rename(from, to);
-    await syncDir(dir);
-    // New directories must themselves be recorded in their parents to survive a crash.
+    // The rename is recorded in `dir`; new directories must themselves be recorded in their
+    // parents to survive a crash. Synced together: concurrent fsyncs share a journal commit
+    // (a new leaf under the 65,536 fan directories is the common case, four directories).
+    const dirs = [dir];
     if (firstCreated) {
       const stop = path.dirname(firstCreated);
       for (let d = path.dirname(dir); ; d = path.dirname(d)) {
-        await syncDir(d);
+        dirs.push(d);
         if (d === stop || d === path.dirname(d)) break;
       }
     }
+    await Promise.all(dirs.map(syncDir));
   }
 
   async function discard(staged: StagedBlob): Promise<void> {

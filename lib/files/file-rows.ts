@@ -19,26 +19,32 @@ export async function insertFileRows(db: Queryable, rows: FileRow[], filesSizeLi
   if (rows.length === 0) return;
   const projectId = rows[0].project_id;
   const total = rows.reduce((sum, r) => sum + r.size, 0);
-  const withinLimit = filesSizeLimit > 0 ? sql`${projectTotal(projectId, "files_size")} + ${total}::bigint <= ${filesSizeLimit}::bigint` : raw("TRUE");
-  const counted = await withLimitCheck(db, projectId, filesSizeLimit > 0, (db) =>
-    queryOne(sql`WITH cd AS (${counterDelta(projectId, "", { filesSize: total }, withinLimit)} RETURNING 1) SELECT 1 FROM cd`, db),
-  );
-  if (!counted) throw paymentRequired(FILES_LIMIT_MESSAGE);
   const column = <K extends keyof FileRow>(key: K) => rows.map((r) => r[key]);
-  await query(
-    sql`INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access)
+  const insertRows = sql`INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access)
         SELECT * FROM unnest(${column("project_id")}::text[], ${column("id")}::text[], ${column("collection_id")}::text[], ${column("document_id")}::text[],
           ${column("property")}::text[], ${column("name")}::text[], ${column("content_type")}::text[], ${column("size")}::bigint[], ${column("md5")}::text[],
-          ${column("blob_key")}::text[], ${column("date_created")}::timestamptz[], ${column("last_access")}::timestamptz[])`,
-    db,
-  );
-  if (markerIds.length) await query(sql`DELETE FROM blob_deletions WHERE id = ANY(${markerIds}::bigint[])`, db);
+          ${column("blob_key")}::text[], ${column("date_created")}::timestamptz[], ${column("last_access")}::timestamptz[])`;
+  const deleteMarkers = sql`DELETE FROM blob_deletions WHERE id = ANY(${markerIds}::bigint[])`;
   // `_files` changes reach the change feed (the dashboard's live files list) like documents'.
-  await query(
-    sql`INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
-        SELECT ${projectId}, ${FILES_COLLECTION}, r->>'_id', 'created', r FROM unnest(${rows.map((r) => JSON.stringify(fileRecord(r)))}::jsonb[]) AS r`,
-    db,
-  );
+  const insertEvents = sql`INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
+        SELECT ${projectId}, ${FILES_COLLECTION}, r->>'_id', 'created', r FROM unnest(${rows.map((r) => JSON.stringify(fileRecord(r)))}::jsonb[]) AS r`;
+  if (filesSizeLimit <= 0) {
+    // Unlimited (the common case): rows, size, markers and events in one statement, so a
+    // caller without other work needs no transaction (one round trip, one commit).
+    await query(
+      sql`WITH cd AS (${counterDelta(projectId, "", { filesSize: total })}), f AS (${insertRows}), m AS (${deleteMarkers}), ev AS (${insertEvents}) SELECT 1`,
+      db,
+    );
+  } else {
+    const withinLimit = sql`${projectTotal(projectId, "files_size")} + ${total}::bigint <= ${filesSizeLimit}::bigint`;
+    const counted = await withLimitCheck(db, projectId, true, (db) =>
+      queryOne(sql`WITH cd AS (${counterDelta(projectId, "", { filesSize: total }, withinLimit)} RETURNING 1) SELECT 1 FROM cd`, db),
+    );
+    if (!counted) throw paymentRequired(FILES_LIMIT_MESSAGE);
+    await query(insertRows, db);
+    await query(deleteMarkers, db);
+    await query(insertEvents, db);
+  }
   onCommit(db, signalOutboxCommit);
 }
 

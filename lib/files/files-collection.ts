@@ -1,5 +1,6 @@
 import { checkDocumentId } from "../documents/document-id";
 import { query, queryOne, transaction, type Queryable } from "../db/query";
+import { pool } from "../db/pool";
 import { raw, sql } from "../db/sql";
 import { lockDocument } from "../documents/save-document";
 import { replaceDocument } from "../documents/document-statements";
@@ -73,6 +74,13 @@ export async function uploadToFiles(
     blobs = await commitBlobs([{ staged: file, target: { projectId, collectionId: FILES_COLLECTION, documentId: "", property: "", id } }]);
     const committed = blobs;
     const row = committed.rows[0];
+    if (id === undefined && scope.filesSizeLimit <= 0) {
+      // A fresh server-made id has nothing to replace or conflict with, and an unlimited project
+      // takes no lock: the record is one autocommitting statement (see insertFileRows).
+      input.authorize?.("write");
+      await insertFileRows(pool(), committed.rows, 0, committed.markerIds);
+      return { record: committed.records[0], created: true };
+    }
     const created = await transaction(async (client) => {
       const existing = await queryOne<FileRow>(sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND id = ${row.id} FOR UPDATE`, client);
       input.authorize?.(existing ? "update" : "write");

@@ -57,8 +57,12 @@ export async function commitBlobs(files: { staged: StagedFile; target: FileTarge
   }));
   const markers = rows.length
     ? await query<{ id: string }>(
-        sql`INSERT INTO blob_deletions (blob_key, not_before, owner)
-            SELECT k, now() + interval '1 day', ${processOwner()} FROM unnest(${rows.map((r) => r.blob_key)}::text[]) k RETURNING id`,
+        // Committed without waiting for its WAL flush (synchronous_commit off for this statement's
+        // own transaction): the record's commit, which is synchronous, flushes it anyway, and
+        // only an OS crash before that could lose it, leaving a stray file, never a lost one.
+        sql`WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
+            INSERT INTO blob_deletions (blob_key, not_before, owner)
+            SELECT k, now() + interval '1 day', ${processOwner()} FROM unnest(${rows.map((r) => r.blob_key)}::text[]) k, async_commit RETURNING id`,
       )
     : [];
   const markerIds = markers.map((m) => String(m.id));
