@@ -2,7 +2,9 @@ import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Principal } from "../auth/principal";
 import { badRequest, forbidden, notFound } from "../errors";
-import { openFeedStream } from "../feed/feed-stream";
+import type { ServerResponse } from "node:http";
+import { nodeResponseSink, openFeed, webStreamSink } from "../feed/feed-stream";
+import { alreadySent } from "../http/already-sent";
 import type { ApiEnv } from "../http/env";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { defaultSettings, parseDuration } from "../projects/project";
@@ -51,24 +53,31 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
   const project = c.get("project");
   const lastEventId = readLastEventId(c.req.header("last-event-id") ?? c.req.query("last_event_id"));
   const ttl = parseDuration(project.settings.events_ttl ?? defaultSettings.events_ttl) ?? 0;
-  const stream = await openFeedStream({
+  const options = {
     projectId: project._id,
     collections,
-    matches: (document) => !filter || matchFilter(filter, document as Json),
-    mayRead: (collection, documentId) => can(principal, "read", { collection, documentId }),
+    matches: (document: Record<string, unknown>) => !filter || matchFilter(filter, document as Json),
+    mayRead: (collection: string, documentId: string) => can(principal, "read", { collection, documentId }),
     lastEventId,
     eventsTtlMs: ttl,
-    onClose: (bytesOut) => recordUsage(project._id, { bytesIn: 0, bytesOut }),
-  });
-  return new Response(stream, {
-    headers: {
-      "Content-Type": "text/event-stream; charset=utf-8",
-      "Cache-Control": "no-cache, no-transform",
-      "X-Accel-Buffering": "no",
-      Connection: "keep-alive",
-    },
-  });
+    onClose: (bytesOut: number) => recordUsage(project._id, { bytesIn: 0, bytesOut }),
+  };
+  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  if (outgoing) {
+    // The fast door: written straight to the socket (edge headers are already set on it).
+    await openFeed(options, () => nodeResponseSink(outgoing, FEED_HEADERS));
+    return alreadySent({ "content-type": FEED_HEADERS["content-type"] });
+  }
+  const { stream } = await openFeed(options, webStreamSink);
+  return new Response(stream, { headers: FEED_HEADERS });
 }
+
+const FEED_HEADERS: Record<string, string> = {
+  "content-type": "text/event-stream; charset=utf-8",
+  "cache-control": "no-cache, no-transform",
+  "x-accel-buffering": "no",
+  connection: "keep-alive",
+};
 
 function readLastEventId(value: string | undefined): number | undefined {
   if (value === undefined || value.trim() === "") return undefined;

@@ -1,3 +1,4 @@
+import type { ServerResponse } from "node:http";
 import { gone } from "../errors";
 import { comparePositions, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
 import { eventPosition, joinFeed, latestProjectPosition, readProjectEvents } from "./feed-hub";
@@ -28,8 +29,21 @@ const CATCH_UP_BATCH = 500;
 export const PING_INTERVAL_MS = 15_000;
 const encoder = new TextEncoder();
 
-/** Opens the stream; throws (410) before anything is sent when the position has expired. */
-export async function openFeedStream(options: FeedOptions): Promise<ReadableStream<Uint8Array>> {
+/**
+ * Where a subscriber's bytes go: the fast door's Node response (written straight to the socket:
+ * no web stream, pump and promise chain per idle subscriber) or a web ReadableStream (Next's
+ * route handler). Made only once the start position is settled, so a 410 is still an answer.
+ */
+export interface FeedSink {
+  /** Queues a chunk; returns the bytes queued and not yet taken by the client. */
+  write(chunk: Uint8Array): number;
+  end(): void;
+  /** Calls `listener` once the client has gone (or the stream was ended). */
+  onGone(listener: () => void): void;
+}
+
+/** Opens the feed; throws (410) before `makeSink` is called when the position has expired. */
+export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSink: () => T): Promise<T> {
   const collections = new Set(options.collections);
   let position: OutboxPosition;
   let first = "retry: 2000\n\n";
@@ -47,19 +61,17 @@ export async function openFeedStream(options: FeedOptions): Promise<ReadableStre
     position = found;
   }
 
-  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const sink = makeSink();
   let closed = false;
   let caughtUp = false;
   let bytes = 0;
   const buffered: OutboxEvent[] = [];
   let leave = () => {};
 
-  const send = (text: string) => {
+  const send = (chunk: Uint8Array) => {
     if (closed) return;
-    const chunk = encoder.encode(text);
     bytes += chunk.byteLength;
-    controller.enqueue(chunk);
-    if ((controller.desiredSize ?? 0) < -MAX_QUEUED_BYTES) close(); // too slow: dropped, it resumes
+    if (sink.write(chunk) > MAX_QUEUED_BYTES) close(); // too slow: dropped, it resumes
   };
   const emit = (event: OutboxEvent) => {
     if (comparePositions(event, position) <= 0) return; // seen during catch-up
@@ -68,36 +80,26 @@ export async function openFeedStream(options: FeedOptions): Promise<ReadableStre
     const document = event.document;
     if (!document || !collections.has(event.collectionId)) return;
     if (!options.mayRead(event.collectionId, event.documentId) || !options.matches(document)) return;
-    send(`id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(document)}\n\n`);
+    send(encodedEvent(event, document));
   };
-  const close = () => {
+  const release = () => {
     if (closed) return;
     closed = true;
     leave();
     pings.delete(ping);
+    options.onClose?.(bytes);
+  };
+  const close = () => {
+    if (closed) return;
+    release();
     try {
-      controller.close();
+      sink.end();
     } catch {
       // already closed by the client
     }
-    options.onClose?.(bytes);
   };
-  const ping = () => send(": ping\n\n");
-
-  const stream = new ReadableStream<Uint8Array>(
-    {
-      start(c) {
-        controller = c;
-      },
-      cancel() {
-        closed = true;
-        leave();
-        pings.delete(ping);
-        options.onClose?.(bytes);
-      },
-    },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
-  );
+  const ping = () => send(PING);
+  sink.onGone(release);
 
   const joined = await joinFeed({
     projectId: options.projectId,
@@ -109,9 +111,13 @@ export async function openFeedStream(options: FeedOptions): Promise<ReadableStre
       if (buffered.length > MAX_BUFFERED_EVENTS) close();
     },
   });
+  if (closed) {
+    joined.leave();
+    return sink;
+  }
   leave = joined.leave;
   pings.add(ping);
-  send(first);
+  send(encoder.encode(first));
   void (async () => {
     try {
       for (;;) {
@@ -128,7 +134,70 @@ export async function openFeedStream(options: FeedOptions): Promise<ReadableStre
       close();
     }
   })();
-  return stream;
+  return sink;
+}
+
+const PING = encoder.encode(": ping\n\n");
+
+// The hub hands one event object to every subscriber of its collection: its bytes are
+// serialized and encoded once, not once per subscriber.
+const encodedEvents = new WeakMap<OutboxEvent, Uint8Array>();
+function encodedEvent(event: OutboxEvent, document: Record<string, unknown>): Uint8Array {
+  let chunk = encodedEvents.get(event);
+  if (!chunk) {
+    chunk = encoder.encode(`id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(document)}\n\n`);
+    encodedEvents.set(event, chunk);
+  }
+  return chunk;
+}
+
+/** The web-stream sink: the feed as a ReadableStream (Next's route handler, tests). */
+export function webStreamSink(): FeedSink & { stream: ReadableStream<Uint8Array> } {
+  let controller!: ReadableStreamDefaultController<Uint8Array>;
+  const listeners: (() => void)[] = [];
+  const stream = new ReadableStream<Uint8Array>(
+    {
+      start(c) {
+        controller = c;
+      },
+      cancel() {
+        for (const listener of listeners.splice(0)) listener();
+      },
+    },
+    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+  );
+  return {
+    stream,
+    write(chunk) {
+      controller.enqueue(chunk);
+      return -(controller.desiredSize ?? 0);
+    },
+    end() {
+      controller.close();
+      for (const listener of listeners.splice(0)) listener();
+    },
+    onGone(listener) {
+      listeners.push(listener);
+    },
+  };
+}
+
+/** The fast door's sink: status and headers now, then every chunk straight to the socket. */
+export function nodeResponseSink(outgoing: ServerResponse, headers: Record<string, string>): FeedSink {
+  outgoing.writeHead(200, headers);
+  outgoing.flushHeaders();
+  return {
+    write(chunk) {
+      outgoing.write(chunk);
+      return outgoing.writableLength;
+    },
+    end() {
+      outgoing.end();
+    },
+    onGone(listener) {
+      outgoing.once("close", listener);
+    },
+  };
 }
 
 // One timer for every open stream of the process, not one per subscriber.

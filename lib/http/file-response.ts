@@ -7,6 +7,7 @@ import { contentDisposition, isActiveContent } from "../files/active-content";
 import { fileBlobStore } from "../files/file-blob-store";
 import type { FileRow } from "../files/file-record";
 import { touchFile } from "../files/last-access";
+import { alreadySent } from "./already-sent";
 import { conditionalHeadersFrom, evaluateConditional } from "./conditional";
 import { planMultipartByteranges } from "./multipart-byteranges";
 import { formatContentRange } from "./range";
@@ -113,11 +114,7 @@ function sendDirect(outgoing: ServerResponse, stream: Readable, status: number, 
   stream.on("error", () => outgoing.destroy());
   outgoing.on("close", () => stream.destroy());
   stream.pipe(outgoing);
-  const marker = new Response(null, { headers: { "x-hono-already-sent": "true", "content-length": headers.get("content-length") ?? "0" } });
-  // node-server's lightweight Response takes a shortcut that ignores the marker; reading any
-  // non-header property turns it into a full Response, which takes the path that honours it.
-  void marker.type;
-  return marker;
+  return alreadySent({ "content-length": headers.get("content-length") ?? "0" });
 }
 
 /** Inclusive byte span of an open file as a web stream of 1 MiB chunks; closes the file at the end or on cancel. */

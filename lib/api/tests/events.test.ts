@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, it } from "vitest";
+import { apiApp } from "../app";
 import { apiSuite } from "../../testing/api-suite";
 import { ownerWithProject } from "../../testing/fixtures";
 import { openSse, type SseConnection } from "../../testing/sse-client";
@@ -129,6 +130,30 @@ describe("change feed", () => {
     await t.server.request(docs(c), as({ json: { _id: "while-away" } }));
     const resumed = await subscribe(`/api/collections/${c}/events/`, { headers: { "last-event-id": feed.lastEventId! } });
     expect(summary(await resumed.waitFor(1))).toEqual([["created", "while-away"]]);
+  });
+
+  it("serves the same stream through the Next door (a web ReadableStream) and lets go of it on cancel", async () => {
+    const c = unique("nextdoor");
+    const response = await apiApp().fetch(
+      new Request(`http://localhost/api/collections/${c}/events/?token=${encodeURIComponent(t.owner.token)}`, { headers: { "x-project": t.owner.project } }),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(response.headers.get("access-control-allow-origin")).toBe("*");
+    const reader = response.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    const readUntil = async (pattern: RegExp) => {
+      while (!pattern.test(text)) {
+        const { value, done } = await reader.read();
+        if (done) throw new Error(`stream ended before ${pattern}: ${text}`);
+        text += decoder.decode(value);
+      }
+    };
+    await readUntil(/^retry: 2000\nid: \d+\n\n/);
+    await t.server.request(docs(c), as({ json: { _id: "through-next" } }));
+    await readUntil(/event: created\ndata: \{[^\n]*"_id":"through-next"/);
+    await reader.cancel();
   });
 
   it("410 Events expired past settings.events_ttl or once pruned; 400 for a malformed Last-Event-ID", async () => {
