@@ -4,7 +4,7 @@
  * Seeds BENCH_DOCUMENTS (default 1,000,000) documents in one collection (one INSERT ... SELECT),
  * creates a simple index on `category` through the API (100 categories: 1 % selectivity), then
  * asks Arca (a child process) for filtered, sorted pages of 100 (`filter={"category":"c<k>"}`,
- * `sort=-n`, random pages of the first ten) with 10 connections for BENCH_SECONDS, and prints
+ * `sort=-n`, random pages of the first ten) with one client, then 10 connections, for BENCH_SECONDS each, and prints
  * p50/p99 beside plain `pg` running the equivalent SQL (same index, exact count) in this process.
  */
 import type { ChildProcess } from "node:child_process";
@@ -47,11 +47,13 @@ async function main() {
     };
     const sample = await (await fetch(`${arca}${path(1)}`, { headers })).json();
     if (sample.total !== DOCUMENTS / 100 || sample.items.length !== 100) throw new Error(`unexpected page: total ${sample.total}, ${sample.items?.length} items`);
-    const measure = (duration: number) =>
+    const measure = (duration: number, connections = 10) =>
       new Promise<any>((resolve, reject) =>
-        autocannon({ url: arca, connections: 10, duration, headers, requests: [{ method: "GET", path: "/", setupRequest: (r: any) => ({ ...r, path: path() }) }] }, (e: Error | null, r: any) => (e ? reject(e) : resolve(r))),
+        autocannon({ url: arca, connections, duration, headers, requests: [{ method: "GET", path: "/", setupRequest: (r: any) => ({ ...r, path: path() }) }] }, (e: Error | null, r: any) => (e ? reject(e) : resolve(r))),
       );
     await measure(2);
+    // One client at a time (the latency of one answer), then 10 connections (throughput).
+    const single = await measure(SECONDS, 1);
     const result = await measure(SECONDS);
 
     // Plain pg: the same page and exact count over the same index, sequentially.
@@ -75,8 +77,9 @@ async function main() {
     await pool.end();
     times.sort((a, b) => a - b);
     console.log(`\nlists: ${DOCUMENTS} documents, filter on an indexed property (1 %), sort -n, pages of 100, 10 connections, ${SECONDS} s\n`);
-    console.log(`arca       ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms   (aim p50 < 20, p99 < 60)`);
-    console.log(`plain pg   ${(times.length / SECONDS).toFixed(0).padStart(6)} q/s     p50 ${times[Math.floor(times.length / 2)].toFixed(1)} ms   p99 ${times[Math.floor(times.length * 0.99)].toFixed(1)} ms`);
+    console.log(`arca, 1 client     ${single.requests.average.toFixed(0).padStart(6)} req/s   p50 ${single.latency.p50} ms   p99 ${single.latency.p99} ms   (aim p50 < 20, p99 < 60)`);
+    console.log(`arca, 10 conns     ${result.requests.average.toFixed(0).padStart(6)} req/s   p50 ${result.latency.p50} ms   p99 ${result.latency.p99} ms`);
+    console.log(`plain pg, 10 conns ${(times.length / SECONDS).toFixed(0).padStart(6)} q/s     p50 ${times[Math.floor(times.length / 2)].toFixed(1)} ms   p99 ${times[Math.floor(times.length * 0.99)].toFixed(1)} ms`);
     await client.end();
   } finally {
     await stopChildren(children);
