@@ -17,6 +17,16 @@ resetConfig();
 connectDatabase(url);
 const server = await startServer({ port: 0, withDashboard: false });
 console.log(`listening ${(server.address() as { port: number }).port}`);
+// BENCH_MEMORY_LOG=<seconds>: the heap beside RSS on stderr, to tell a leak (heap grows) from an
+// allocator or GC that keeps memory it may reuse (RSS grows, heap does not).
+const memoryLog = Number(process.env.BENCH_MEMORY_LOG || 0);
+if (memoryLog > 0) {
+  const mib = (n: number) => (n / 1048576).toFixed(1);
+  setInterval(() => {
+    const m = process.memoryUsage();
+    console.error(`memory: rss ${mib(m.rss)} heapUsed ${mib(m.heapUsed)} heapTotal ${mib(m.heapTotal)} external ${mib(m.external)} arrayBuffers ${mib(m.arrayBuffers)} MiB`);
+  }, memoryLog * 1000).unref();
+}
 process.on("SIGTERM", () => {
   server.closeAllConnections();
   server.close(() => {
