@@ -8,8 +8,9 @@ import { eventPosition, joinFeed, latestProjectPosition, readProjectEvents } fro
  * its collections that passes its filter and its credential's read permission, a `: ping` every
  * 15 s. It starts after `lastEventId` (410 when that event is older than the project's
  * `events_ttl` or gone), else at the newest event, whose id it sends first so that a client that
- * drops before any change can still resume. A subscriber that does not read (its queue past
- * `MAX_QUEUED_BYTES`) is dropped; it resumes from the last id it received.
+ * drops before any change can still resume. A live subscriber that does not read (more than
+ * `MAX_QUEUED_BYTES` not taken when the next event comes) is dropped; it resumes from the last id
+ * it received. Catching up (a resume, or the events before it joined) goes at the client's pace.
  */
 export interface FeedOptions {
   projectId: string;
@@ -26,6 +27,7 @@ export interface FeedOptions {
 const MAX_QUEUED_BYTES = 1 << 20;
 const MAX_BUFFERED_EVENTS = 10_000;
 const CATCH_UP_BATCH = 500;
+const CATCH_UP_QUEUE_BYTES = 256 * 1024;
 export const PING_INTERVAL_MS = 15_000;
 const encoder = new TextEncoder();
 
@@ -35,8 +37,11 @@ const encoder = new TextEncoder();
  * route handler). Made only once the start position is settled, so a 410 is still an answer.
  */
 export interface FeedSink {
-  /** Queues a chunk; returns the bytes queued and not yet taken by the client. */
-  write(chunk: Uint8Array): number;
+  write(chunk: Uint8Array): void;
+  /** Bytes written and not yet taken by the client. */
+  queued(): number;
+  /** Resolves once the client has taken most of what is queued (or is gone). */
+  drained(): Promise<void>;
   end(): void;
   /** Calls `listener` once the client has gone (or the stream was ended). */
   onGone(listener: () => void): void;
@@ -70,8 +75,12 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
 
   const send = (chunk: Uint8Array) => {
     if (closed) return;
+    // Live, the hub cannot wait for one subscriber: one that has not taken what it was sent is
+    // dropped (it resumes). Judged before writing, so one large event alone never drops it.
+    // Catching up waits for the client instead (below).
+    if (caughtUp && sink.queued() > MAX_QUEUED_BYTES) return close();
     bytes += chunk.byteLength;
-    if (sink.write(chunk) > MAX_QUEUED_BYTES) close(); // too slow: dropped, it resumes
+    sink.write(chunk);
   };
   const emit = (event: OutboxEvent) => {
     if (comparePositions(event, position) <= 0) return; // seen during catch-up
@@ -120,14 +129,27 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
   send(encoder.encode(first));
   void (async () => {
     try {
+      // Caught-up events go at the client's pace: a backlog of large documents would otherwise
+      // be queued at once and the subscriber dropped before it could ever catch up.
+      const paced = async (event: OutboxEvent) => {
+        emit(event);
+        if (sink.queued() > CATCH_UP_QUEUE_BYTES) await sink.drained();
+      };
       for (;;) {
         const { events } = await readProjectEvents(options.projectId, options.collections, position, CATCH_UP_BATCH);
         if (closed) return;
-        for (const event of events) emit(event);
+        for (const event of events) {
+          await paced(event);
+          if (closed) return;
+        }
         if (events.length < CATCH_UP_BATCH) break;
       }
-      // Same turn as the last read's answer: the hub cannot interleave.
-      for (const event of buffered.splice(0)) emit(event);
+      // Live events that came meanwhile, in order; the last of them and the switch to live
+      // happen in one turn, so the hub cannot interleave.
+      while (buffered.length > 0) {
+        await paced(buffered.shift()!);
+        if (closed) return;
+      }
       caughtUp = true;
     } catch (error) {
       console.error(`feed: catching up: ${(error as Error).message}`);
@@ -153,27 +175,48 @@ function encodedEvent(event: OutboxEvent, document: Record<string, unknown>): Ui
 
 /** The web-stream sink: the feed as a ReadableStream (Next's route handler, tests). */
 export function webStreamSink(): FeedSink & { stream: ReadableStream<Uint8Array> } {
+  const HIGH_WATER = 64 * 1024;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   const listeners: (() => void)[] = [];
+  let waiting: (() => void)[] = [];
+  const wake = () => {
+    const ready = waiting;
+    waiting = [];
+    for (const resolve of ready) resolve();
+  };
   const stream = new ReadableStream<Uint8Array>(
     {
       start(c) {
         controller = c;
       },
+      // Called whenever the queue is below its high-water mark: the client has taken its share.
+      pull() {
+        wake();
+      },
       cancel() {
+        wake();
         for (const listener of listeners.splice(0)) listener();
       },
     },
-    { highWaterMark: 64 * 1024, size: (chunk) => chunk.byteLength },
+    { highWaterMark: HIGH_WATER, size: (chunk) => chunk.byteLength },
   );
+  let gone = false;
+  listeners.push(() => (gone = true));
   return {
     stream,
     write(chunk) {
       controller.enqueue(chunk);
-      return -(controller.desiredSize ?? 0);
+    },
+    queued() {
+      return HIGH_WATER - (controller.desiredSize ?? HIGH_WATER);
+    },
+    drained() {
+      if (gone || (controller.desiredSize ?? 0) > 0) return Promise.resolve();
+      return new Promise((resolve) => waiting.push(resolve));
     },
     end() {
       controller.close();
+      wake();
       for (const listener of listeners.splice(0)) listener();
     },
     onGone(listener) {
@@ -189,7 +232,21 @@ export function nodeResponseSink(outgoing: ServerResponse, headers: Record<strin
   return {
     write(chunk) {
       outgoing.write(chunk);
+    },
+    queued() {
       return outgoing.writableLength;
+    },
+    drained() {
+      if (outgoing.writableLength === 0 || outgoing.destroyed || outgoing.writableEnded) return Promise.resolve();
+      return new Promise((resolve) => {
+        const done = () => {
+          outgoing.off("drain", done);
+          outgoing.off("close", done);
+          resolve();
+        };
+        outgoing.on("drain", done);
+        outgoing.on("close", done);
+      });
     },
     end() {
       outgoing.end();

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { apiApp } from "../app";
 import { apiSuite } from "../../testing/api-suite";
@@ -154,6 +155,62 @@ describe("change feed", () => {
     await t.server.request(docs(c), as({ json: { _id: "through-next" } }));
     await readUntil(/event: created\ndata: \{[^\n]*"_id":"through-next"/);
     await reader.cancel();
+
+    // Resuming behind a backlog of large documents: caught up at the reader's pace.
+    const from = /id: (\d+)\nevent: created\ndata: \{[^\n]*"_id":"through-next"/.exec(text)![1];
+    const big = "y".repeat(600_000);
+    for (let i = 0; i < 4; i++) await t.server.request(docs(c), as({ json: { _id: `next-big${i}`, big } }));
+    const resumed = await apiApp().fetch(
+      new Request(`http://localhost/api/collections/${c}/events/?token=${encodeURIComponent(t.owner.token)}&last_event_id=${from}`, { headers: { "x-project": t.owner.project } }),
+    );
+    const again = resumed.body!.getReader();
+    let backlog = "";
+    while ((backlog.match(/"_id":"next-big\d"/g) ?? []).length < 4) {
+      const { value, done } = await again.read();
+      if (done) throw new Error("stream ended during the backlog");
+      backlog += decoder.decode(value);
+    }
+    expect(backlog.match(/"_id":"next-big\d"/g)).toEqual([0, 1, 2, 3].map((i) => `"_id":"next-big${i}"`));
+    await again.cancel();
+  });
+
+  it("drops a subscriber that does not read once over 1 MiB waits for it; it resumes from its last id with nothing missed", async () => {
+    const c = unique("slowreader");
+    const url = `${t.server.url}/api/collections/${c}/events/?token=${encodeURIComponent(t.owner.token)}`;
+    let body = "";
+    let response!: http.IncomingMessage;
+    const ended = new Promise<void>((resolve, reject) => {
+      http
+        .get(url, { headers: { "x-project": t.owner.project, accept: "text/event-stream" } }, (res) => {
+          response = res;
+          res.setEncoding("utf8");
+          res.once("data", (chunk: string) => {
+            body += chunk; // the position frame; then stop reading
+            res.pause();
+            res.on("data", (more: string) => (body += more));
+          });
+          res.on("end", resolve);
+          res.on("error", reject);
+        })
+        .on("error", reject);
+    });
+    await expect.poll(() => body).toMatch(/^retry: 2000\nid: \d+\n\n/);
+    // ~17 MB of events: more than loopback's socket buffers plus the 1 MiB the server queues.
+    const big = "x".repeat(700_000);
+    const ids = Array.from({ length: 24 }, (_, i) => `big${String(i).padStart(2, "0")}`);
+    for (const id of ids) expect((await t.server.request(docs(c), as({ json: { _id: id, big } }))).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 300));
+    response.resume();
+    await ended; // the server ended the stream: dropped
+    const received = [...body.matchAll(/^data: \{"_id":"(big\d+)"/gm)].map((m) => m[1]);
+    expect(received.length).toBeGreaterThan(0);
+    expect(received.length).toBeLessThan(ids.length);
+    expect(received).toEqual(ids.slice(0, received.length));
+    const lastId = [...body.matchAll(/^id: (\d+)$/gm)].at(-1)![1];
+    const resumed = await subscribe(`/api/collections/${c}/events/`, { headers: { "last-event-id": lastId } });
+    // A backlog of ~11 MB: caught up at the client's pace, not dropped for it.
+    await expect.poll(() => resumed.events.length, { timeout: 20_000 }).toBe(ids.length - received.length);
+    expect(resumed.events.map((e) => JSON.parse(e.data)._id)).toEqual(ids.slice(received.length));
   });
 
   it("410 Events expired past settings.events_ttl or once pruned; 400 for a malformed Last-Event-ID", async () => {
