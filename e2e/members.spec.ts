@@ -103,7 +103,11 @@ test("members: invite, resend, accept through the link, roles, a stranger sees n
     await expect(bob).toContainText("Joined");
     await bob.getByLabel(`Role of ${bobEmail}`).selectOption("member");
     // A role change is confirmed first.
-    await page.getByRole("dialog", { name: `Make ${bobEmail} a member?` }).getByRole("button", { name: "Change role" }).click();
+    const confirmRole = page.getByRole("dialog", { name: `Make ${bobEmail} a member?` });
+    await confirmRole.getByRole("button", { name: "Change role" }).click();
+    // The modal closes once the answer is back; until then the page behind it is inert (typing
+    // into the invite form would be lost), even when the server has already saved the role.
+    await expect(confirmRole).toBeHidden();
     await expect.poll(async () => (await api(`/api/collections/_users/documents/${bobEmail}/`, { session, project: projectId })).body.role).toBe("member");
 
     const carol = uniqueEmail("carol");
