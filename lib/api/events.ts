@@ -2,9 +2,9 @@ import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Principal } from "../auth/principal";
 import { badRequest, forbidden, notFound } from "../errors";
-import type { ServerResponse } from "node:http";
-import { nodeResponseSink, openFeed, webStreamSink } from "../feed/feed-stream";
+import { nodeResponseSink, openFeed, webStreamSink, type FeedOptions } from "../feed/feed-stream";
 import { alreadySent } from "../http/already-sent";
+import { nodeResponse } from "../http/request-body";
 import type { ApiEnv } from "../http/env";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { defaultSettings, parseDuration } from "../projects/project";
@@ -53,16 +53,16 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
   const project = c.get("project");
   const lastEventId = readLastEventId(c.req.header("last-event-id") ?? c.req.query("last_event_id"));
   const ttl = parseDuration(project.settings.events_ttl ?? defaultSettings.events_ttl) ?? 0;
-  const options = {
+  const options: FeedOptions = {
     projectId: project._id,
     collections,
-    matches: (document: Record<string, unknown>) => !filter || matchFilter(filter, document as Json),
-    mayRead: (collection: string, documentId: string) => can(principal, "read", { collection, documentId }),
+    matches: (document) => !filter || matchFilter(filter, document as Json),
+    mayRead: (collection, documentId) => can(principal, "read", { collection, documentId }),
     lastEventId,
     eventsTtlMs: ttl,
-    onClose: (bytesOut: number) => recordUsage(project._id, { bytesIn: 0, bytesOut }),
+    onClose: (bytesOut) => recordUsage(project._id, { bytesIn: 0, bytesOut }),
   };
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const outgoing = nodeResponse(c);
   if (outgoing) {
     // The fast door: written straight to the socket (edge headers are already set on it).
     await openFeed(options, () => nodeResponseSink(outgoing, FEED_HEADERS));

@@ -1,4 +1,3 @@
-import type { ServerResponse } from "node:http";
 import type { Context, Next } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
@@ -15,6 +14,7 @@ import { fileResponse } from "../http/file-response";
 import { isMultipart } from "../http/multipart-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { projectNamedInQuery } from "../http/request-context";
+import { nodeResponse } from "../http/request-body";
 import { readUploadBody } from "../http/upload-body";
 import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
@@ -143,10 +143,6 @@ function allow(c: Context<ApiEnv>, action: Action, collection: string, documentI
   if (!can(c.get("principal"), action, { collection, documentId })) throw forbidden(`Not allowed to ${action} in collection ${collection}`);
 }
 
-/** The Node response on the fast door (@hono/node-server); undefined behind Next's route handler. */
-function nodeResponse(c: Context<ApiEnv>): ServerResponse | undefined {
-  return (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
-}
 
 function projectId(c: Context<ApiEnv>): string {
   return c.get("project")._id;

@@ -20,31 +20,34 @@ export async function insertFileRows(db: Queryable, rows: FileRow[], filesSizeLi
   const projectId = rows[0].project_id;
   const total = rows.reduce((sum, r) => sum + r.size, 0);
   const column = <K extends keyof FileRow>(key: K) => rows.map((r) => r[key]);
-  const insertRows = sql`INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access)
-        SELECT * FROM unnest(${column("project_id")}::text[], ${column("id")}::text[], ${column("collection_id")}::text[], ${column("document_id")}::text[],
-          ${column("property")}::text[], ${column("name")}::text[], ${column("content_type")}::text[], ${column("size")}::bigint[], ${column("md5")}::text[],
-          ${column("blob_key")}::text[], ${column("date_created")}::timestamptz[], ${column("last_access")}::timestamptz[])`;
-  const deleteMarkers = sql`DELETE FROM blob_deletions WHERE id = ANY(${markerIds}::bigint[])`;
-  // `_files` changes reach the change feed (the dashboard's live files list) like documents'.
-  const insertEvents = sql`INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
-        SELECT ${projectId}, ${FILES_COLLECTION}, r->>'_id', 'created', r FROM unnest(${rows.map((r) => JSON.stringify(fileRecord(r)))}::jsonb[]) AS r`;
-  if (filesSizeLimit <= 0) {
-    // Unlimited (the common case): rows, size, markers and events in one statement, so a
-    // caller without other work needs no transaction (one round trip, one commit).
-    await query(
-      sql`WITH cd AS (${counterDelta(projectId, "", { filesSize: total })}), f AS (${insertRows}), m AS (${deleteMarkers}), ev AS (${insertEvents}) SELECT 1`,
-      db,
-    );
-  } else {
+  // With a limit, the size is added first under the project's lock (withLimitCheck), refused
+  // past the limit; without one (the common case) it joins the statement, so a caller without
+  // other work needs no transaction: one round trip, one commit.
+  if (filesSizeLimit > 0) {
     const withinLimit = sql`${projectTotal(projectId, "files_size")} + ${total}::bigint <= ${filesSizeLimit}::bigint`;
     const counted = await withLimitCheck(db, projectId, true, (db) =>
       queryOne(sql`WITH cd AS (${counterDelta(projectId, "", { filesSize: total }, withinLimit)} RETURNING 1) SELECT 1 FROM cd`, db),
     );
     if (!counted) throw paymentRequired(FILES_LIMIT_MESSAGE);
-    await query(insertRows, db);
-    await query(deleteMarkers, db);
-    await query(insertEvents, db);
   }
+  const addSize = filesSizeLimit > 0 ? raw("") : sql`cd AS (${counterDelta(projectId, "", { filesSize: total })}), `;
+  // The rows, the markers' removal (the blobs now belong to the rows) and the event that brings
+  // `_files` changes to the change feed (the dashboard's live files list) like documents'.
+  await query(
+    sql`WITH ${addSize}f AS (
+          INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access)
+          SELECT * FROM unnest(${column("project_id")}::text[], ${column("id")}::text[], ${column("collection_id")}::text[], ${column("document_id")}::text[],
+            ${column("property")}::text[], ${column("name")}::text[], ${column("content_type")}::text[], ${column("size")}::bigint[], ${column("md5")}::text[],
+            ${column("blob_key")}::text[], ${column("date_created")}::timestamptz[], ${column("last_access")}::timestamptz[])
+        ), m AS (
+          DELETE FROM blob_deletions WHERE id = ANY(${markerIds}::bigint[])
+        ), ev AS (
+          INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
+          SELECT ${projectId}, ${FILES_COLLECTION}, r->>'_id', 'created', r FROM unnest(${rows.map((r) => JSON.stringify(fileRecord(r)))}::jsonb[]) AS r
+        )
+        SELECT 1`,
+    db,
+  );
   onCommit(db, signalOutboxCommit);
 }
 

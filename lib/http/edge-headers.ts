@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
-import type { ServerResponse } from "node:http";
 import type { ApiEnv } from "./env";
+import { nodeResponse } from "./request-body";
 
 /**
  * The headers every `/api/` answer carries, errors and 404s included (CONTRACT §1), and the
@@ -35,7 +35,7 @@ export const edgeHeaders: MiddlewareHandler<ApiEnv> = async (c, next) => {
   }
   // The fast door may write an answer straight to the socket (file downloads): headers set on
   // the Node response now are merged into whatever it writes, the answer's own taking precedence.
-  const outgoing = (c.env as { outgoing?: ServerResponse } | undefined)?.outgoing;
+  const outgoing = nodeResponse(c);
   if (outgoing && !outgoing.headersSent) {
     for (const [name, value] of Object.entries(headers)) outgoing.setHeader(name, value);
     await next();

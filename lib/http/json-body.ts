@@ -1,6 +1,7 @@
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { ApiEnv } from "./env";
+import { nodeRequest } from "./request-body";
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
 import { checkJsonInput } from "../query/json-input";
 
@@ -15,7 +16,7 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   const type = c.req.header("content-type") ?? "";
   const length = Number(c.req.header("content-length") ?? "0");
   if (length > JSON_BODY_LIMIT) throw payloadTooLarge("Request body is too large");
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  const incoming = nodeRequest(c);
   const text = incoming ? await readNodeText(incoming, JSON_BODY_LIMIT) : await readLimitedText(c.req.raw, JSON_BODY_LIMIT);
   (c as Context<ApiEnv>).set("requestBody", text);
   if (text.trim() === "") return {};

@@ -1,4 +1,4 @@
-import { Readable } from "node:stream";
+import type { Readable } from "node:stream";
 import busboy from "busboy";
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
 import { MAX_JSON_DEPTH, checkJsonInput, checkJsonString, checkPropertyName, setOwn } from "../query/json-input";
@@ -7,7 +7,7 @@ import { JSON_BODY_LIMIT } from "./json-body";
 /**
  * Streaming reader of `multipart/form-data` document bodies (CONTRACT §5), never `formData()`.
  *
- *   const fields = await readMultipart(c.req.raw, { onFile(name, filename, stream, info) {...} });
+ *   const fields = await readMultipart(c.req.raw, requestBodyStream(c), { onFile(name, filename, stream, info) {...} });
  *
  * - Every part without a filename is a field whose value is a JSON literal (`"text"`, `42`,
  *   `[1,2]`, `{..}`); not JSON: 400 naming the part. A field name repeated: 400.
@@ -33,8 +33,6 @@ export interface MultipartOptions {
   onFile?: (name: string, filename: string, stream: Readable, info: FileInfo) => Promise<void> | void;
   /** Bytes of one field value and of all of them (default: the JSON body limit). */
   fieldSizeLimit?: number;
-  /** The body as a Node stream when the caller has one (see `requestBodyStream`); else the request's web body. */
-  body?: Readable;
 }
 
 /** ARCA_MAX_PARTS: parts per multipart body (fields and files). */
@@ -46,9 +44,9 @@ export function isMultipart(request: Request): boolean {
   return /^multipart\/form-data\b/i.test(request.headers.get("content-type") ?? "");
 }
 
-export async function readMultipart(request: Request, options: MultipartOptions = {}): Promise<Record<string, unknown>> {
+export async function readMultipart(request: Request, body: Readable | undefined, options: MultipartOptions = {}): Promise<Record<string, unknown>> {
   const headers = Object.fromEntries(request.headers.entries());
-  if (!options.body && !request.body) return {};
+  if (!body) return {};
   const sizeLimit = options.fieldSizeLimit ?? JSON_BODY_LIMIT;
   let parser: busboy.Busboy;
   try {
@@ -66,7 +64,7 @@ export async function readMultipart(request: Request, options: MultipartOptions 
   const pending: Promise<void>[] = [];
   let fieldBytes = 0;
   let failure: Error | undefined;
-  const source = options.body ?? Readable.fromWeb(request.body as import("node:stream/web").ReadableStream);
+  const source = body;
   const fail = (error: Error) => {
     if (failure) return;
     failure = error;

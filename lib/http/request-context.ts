@@ -1,5 +1,4 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { IncomingMessage } from "node:http";
 import { authenticateProjectRequest, type Credentials } from "../auth/authenticate";
 import { sessionIdFromCookies } from "../auth/dashboard-session";
 import { noteTokenUse } from "../auth/token-last-used";
@@ -9,6 +8,7 @@ import { publicOrigin } from "../members/public-url";
 import { clientAddress } from "../rate-limits/client-address";
 import { assertAddressNotBlocked, countFailure } from "../rate-limits/guessing-limits";
 import type { ApiEnv } from "./env";
+import { nodeRequest } from "./request-body";
 
 /**
  * First middleware: which project the host (or X-Project) names, which credentials came, and
@@ -85,9 +85,8 @@ export function projectNamedInQuery(c: Context): boolean {
 }
 
 function requestAddress(c: Context): string | undefined {
-  const incoming = (c.env as { incoming?: IncomingMessage } | undefined)?.incoming;
   return clientAddress({
-    socketAddress: incoming?.socket?.remoteAddress,
+    socketAddress: nodeRequest(c)?.socket?.remoteAddress,
     forwardedFor: c.req.header("x-forwarded-for"),
     // As rateLimitConfig() reads it, without parsing the limits on every request.
     trustProxy: process.env.ARCA_TRUST_PROXY === "true",

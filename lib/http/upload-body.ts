@@ -13,7 +13,7 @@ export async function readUploadBody(c: Context): Promise<{ fields: Record<strin
   const request = c.req.raw;
   const uploads = new StagedUploads(request.signal);
   try {
-    const fields = await Promise.race([readMultipart(request, { onFile: uploads.onFile, body: requestBodyStream(c) }), uploads.failed]);
+    const fields = await Promise.race([readMultipart(request, requestBodyStream(c), { onFile: uploads.onFile }), uploads.failed]);
     await uploads.settle();
     return { fields, uploads };
   } catch (error) {
