@@ -15,7 +15,7 @@ import { parseProcessOnly } from "../processors/process-only";
 const uploadsOf = new WeakMap<Request, StagedUploads>();
 
 export async function readDocumentMultipart(c: Context<ApiEnv>): Promise<Record<string, unknown>> {
-  const { fields, uploads } = await readUploadBody(c);
+  const { fields, uploads } = await readUploadBody(c, c.get("project")._id);
   if (uploads.count > 0) uploadsOf.set(c.req.raw, uploads);
   return fields;
 }

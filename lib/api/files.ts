@@ -130,8 +130,8 @@ async function upload(c: Context<ApiEnv>, id: string | undefined, replace: boole
   if (!replace) allow(c, "write", FILES_COLLECTION, id);
   else if (!can(c.get("principal"), "write", { collection: FILES_COLLECTION, documentId: id }))
     allow(c, "update", FILES_COLLECTION, id);
-  const { fields, uploads } = await readUploadBody(c);
   const project = c.get("project");
+  const { fields, uploads } = await readUploadBody(c, project._id);
   const { record, created } = await uploadToFiles(
     { projectId: project._id, filesSizeLimit: project.settings.files_size_limit ?? 0 },
     { id, replace, fields, uploads, authorize: (action) => allow(c, action, FILES_COLLECTION, id) },

@@ -6,6 +6,12 @@
  * `stage` streams into a private temporary place while computing size and md5 and keeping the
  * first bytes (for content-type detection); the caller then checks type and limits and either
  * `commit`s under a key or `discard`s. `write` is both phases in one call.
+ *
+ * A caller that has already announced the final key for deletion (a pending marker that deletes
+ * the bytes unless a record names them) may stage *in place* (`StageOptions.key`): the bytes go
+ * straight to that key, with no temporary copy, and `commit` to the same key has nothing left
+ * to do. Uploads take this path; it saves a rename and a directory sync on disk and a server-side
+ * copy on S3.
  */
 import type { Readable } from "node:stream";
 
@@ -22,6 +28,12 @@ export interface WriteOptions {
 export interface StageOptions extends WriteOptions {
   /** How many leading bytes to keep in `StagedBlob.head`; DEFAULT_HEAD_BYTES if unset. */
   headBytes?: number;
+  /**
+   * Stage in place under this key (see above). Nothing appears under it before `reserved`
+   * resolves (the caller's deletion marker is committed); a rejected `reserved` fails the stage.
+   */
+  key?: string;
+  reserved?: Promise<unknown>;
 }
 
 /** Enough for content-type detection (file-type samples 4100 bytes). */
@@ -38,6 +50,8 @@ export interface StagedBlob extends WrittenBlob {
   readonly id: string;
   /** The first `headBytes` bytes (fewer if the blob is shorter). */
   readonly head: Uint8Array;
+  /** Set when staged in place: the key the bytes already sit under, durably. */
+  readonly key?: string;
 }
 
 export interface BlobStat {
@@ -53,9 +67,12 @@ export interface BlobRange {
 
 export interface BlobStore {
   stage(source: BlobSource, options?: StageOptions): Promise<StagedBlob>;
-  /** Makes staged bytes visible under `key`, replacing whatever was there, atomically. */
+  /**
+   * Makes staged bytes visible under `key`, replacing whatever was there, atomically; nothing to
+   * do for bytes staged in place under `key` (another key is a programming error).
+   */
   commit(staged: StagedBlob, key: string): Promise<void>;
-  /** Drops staged bytes; discarding twice is fine. */
+  /** Drops staged bytes (in place: the key's bytes); discarding twice is fine. */
   discard(staged: StagedBlob): Promise<void>;
   write(key: string, source: BlobSource, options?: WriteOptions): Promise<WrittenBlob>;
   /** The bytes, or the inclusive range of them; undefined when there is no such blob. */

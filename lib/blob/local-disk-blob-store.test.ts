@@ -128,6 +128,53 @@ describe("local disk blob store", () => {
     await expect(store.commit(staged, "k2")).rejects.toThrow();
   });
 
+  it("stages in place: nothing under the key before the reservation commits, then the bytes there with no temp copy", async () => {
+    let commitMarker!: () => void;
+    const reserved = new Promise<void>((resolve) => (commitMarker = resolve));
+    const staging = store.stage(Readable.from([Buffer.from("in place")]), { key: "p/in-place", reserved });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(existsSync(store.pathOf("p/in-place"))).toBe(false);
+    commitMarker();
+    const staged = await staging;
+    expect(staged).toMatchObject({ key: "p/in-place", size: 8, md5: createHash("md5").update("in place").digest("hex") });
+    expect(Buffer.from(staged.head).toString()).toBe("in place");
+    expect(await tempFiles()).toEqual([]);
+    expect((await readAll(await store.read("p/in-place"))).toString()).toBe("in place");
+    await store.commit(staged, "p/in-place"); // nothing left to do
+    expect((await readAll(await store.read("p/in-place"))).toString()).toBe("in place");
+    await expect(store.commit(staged, "p/elsewhere")).rejects.toBeInstanceOf(InvalidBlobKeyError);
+    await store.discard(staged);
+    await store.discard(staged);
+    expect(await store.exists("p/in-place")).toBe(false);
+  });
+
+  it("in place: a failed reservation writes nothing; too large, aborted or broken leaves nothing under the key", async () => {
+    const source = Readable.from([Buffer.from("x")]);
+    await expect(store.stage(source, { key: "p/refused", reserved: Promise.reject(new Error("database down")) })).rejects.toThrow("database down");
+    expect(await store.exists("p/refused")).toBe(false);
+
+    const big = Readable.from([Buffer.alloc(1000), Buffer.alloc(1000), Buffer.alloc(1000)]);
+    await expect(store.stage(big, { key: "p/big", reserved: Promise.resolve(), maxBytes: 2500 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    expect(await store.exists("p/big")).toBe(false);
+
+    const controller = new AbortController();
+    const stalling = stallingSource([Buffer.alloc(1000, 1)]);
+    const writing = store.stage(stalling, { key: "p/aborted", reserved: Promise.resolve(), signal: controller.signal });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await store.exists("p/aborted")).toBe(true); // it really was mid-stream, in place
+    controller.abort();
+    await expect(writing).rejects.toMatchObject({ name: "AbortError" });
+    expect(await store.exists("p/aborted")).toBe(false);
+
+    async function* broken() {
+      yield Buffer.alloc(10);
+      throw new Error("connection reset");
+    }
+    await expect(store.stage(broken(), { key: "p/broken" })).rejects.toThrow("connection reset");
+    expect(await store.exists("p/broken")).toBe(false);
+    expect(await tempFiles()).toEqual([]);
+  });
+
   it("makes the temp directory again when it was removed under a running store", async () => {
     await store.write("before", Readable.from([Buffer.from("one")]));
     await rm(path.join(root, "files", "tmp"), { recursive: true });

@@ -8,9 +8,13 @@
  *
  * Durability: the file is fsynced before the rename and the directory after it, so after a
  * crash a key names either the complete old bytes or the complete new ones, never a torn file.
+ * Staged in place (a fresh key its caller announced for deletion, BlobStore header), the file is
+ * created under its key and synced with its directory before `stage` resolves; a crash
+ * mid-write leaves a torn file no record names, which that announcement removes.
  */
 import { createHash, randomUUID } from "node:crypto";
-import { createWriteStream } from "node:fs";
+import { close as fsClose, createWriteStream, fsync as fsFsync, open as fsOpen, write as fsWrite, writev as fsWritev } from "node:fs";
+import { promisify } from "node:util";
 import { mkdir, open, readdir, rename, rm, stat as fsStat, unlink } from "node:fs/promises";
 import path from "node:path";
 import type { Readable } from "node:stream";
@@ -52,6 +56,9 @@ const WRITE_HIGH_WATER_MARK = 1 << 20;
 const TEMP_NAME = new RegExp(`^[0-9a-f-]{36}(?:\\.(${OWNER_PATTERN}))?\\.part$`);
 const FAN_DIR = /^[0-9a-f]{2}$/;
 
+const openFd = promisify(fsOpen);
+const closeFd = promisify(fsClose);
+
 export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
   const root = path.resolve(rootDir);
   const tempDir = path.join(root, "tmp");
@@ -73,7 +80,8 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
   }
 
   async function stage(source: BlobSource, options: StageOptions = {}): Promise<StagedBlob> {
-    const { signal, maxBytes = Number.POSITIVE_INFINITY, headBytes = DEFAULT_HEAD_BYTES } = options;
+    const { signal, maxBytes = Number.POSITIVE_INFINITY, headBytes = DEFAULT_HEAD_BYTES, key } = options;
+    if (key !== undefined) return stageInPlace(key, source, options);
     const id = `${randomUUID()}.${processOwner()}.part`;
     const tempPath = path.join(tempDir, id);
 
@@ -98,15 +106,66 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
     return { id, ...meter.result() };
   }
 
-  async function commit(staged: StagedBlob, key: string): Promise<void> {
-    const from = tempPathOf(staged);
+  /**
+   * The bytes straight to their key. The bytes flow (and are hashed) at once; the file is
+   * created once the caller's marker has committed and the directories exist, the first bytes
+   * waiting in the write stream's buffer until then; the directories are synced while the rest
+   * is written (the entry exists from the `open`), so the wait after the last byte is the file's
+   * own fsync.
+   */
+  async function stageInPlace(key: string, source: BlobSource, options: StageOptions): Promise<StagedBlob> {
+    const { signal, maxBytes = Number.POSITIVE_INFINITY, headBytes = DEFAULT_HEAD_BYTES, reserved } = options;
     const to = pathOf(key);
-    const dir = path.dirname(to);
+    const ready = Promise.all([reserved, makeDirectory(path.dirname(to))]);
+    ready.catch(() => undefined); // the stream's open reports it
+    let synced: Promise<unknown> = Promise.resolve();
+    let opening: Promise<unknown> = Promise.resolve();
+    // `flush` calls the implementation's fsync too (@types/node leaves it out).
+    const gatedFs = {
+      open(openPath: string, flags: string, mode: number, callback: (error: Error | null, fd?: number) => void) {
+        // A stream destroyed while its open is pending does not wait for it: a file opened for
+        // a stream already gone is removed here, never left behind.
+        const gone = () => new Error("upload ended before its file was opened");
+        opening = ready.then(async ([, dirs]) => {
+          if (file.destroyed) throw gone();
+          const fd = await openFd(openPath, flags, mode);
+          if (file.destroyed) {
+            await closeFd(fd).catch(() => undefined);
+            await rm(openPath, { force: true });
+            throw gone();
+          }
+          synced = Promise.all(dirs.map(syncDir));
+          synced.catch(() => undefined);
+          return fd;
+        });
+        opening.then((fd) => callback(null, fd as number), (error: Error) => callback(error));
+      },
+      write: fsWrite,
+      writev: fsWritev,
+      close: fsClose,
+      fsync: fsFsync,
+    };
+    const file = createWriteStream(to, { flags: "wx", flush: true, highWaterMark: WRITE_HIGH_WATER_MARK, fs: gatedFs });
+    const meter = blobMeter(maxBytes, headBytes);
+    try {
+      await pipeline(source, meter.stream, file, { signal });
+      await synced;
+    } catch (error) {
+      await opening.catch(() => undefined);
+      await rm(to, { force: true });
+      throw error;
+    }
+    return { id: key, key, ...meter.result() };
+  }
+
+  /**
+   * Makes `dir` and answers the directories whose entries must be synced for a new file in it
+   * to survive a crash: `dir` itself and every parent of a directory this call created.
+   * Synced together: concurrent fsyncs share a journal commit (a new leaf under the 65,536 fan
+   * directories is the common case, four directories).
+   */
+  async function makeDirectory(dir: string): Promise<string[]> {
     const firstCreated = await mkdir(dir, { recursive: true });
-    await rename(from, to);
-    // The rename is recorded in `dir`; new directories must themselves be recorded in their
-    // parents to survive a crash. Synced together: concurrent fsyncs share a journal commit
-    // (a new leaf under the 65,536 fan directories is the common case, four directories).
     const dirs = [dir];
     if (firstCreated) {
       const stop = path.dirname(firstCreated);
@@ -115,11 +174,23 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
         if (d === stop || d === path.dirname(d)) break;
       }
     }
+    return dirs;
+  }
+
+  async function commit(staged: StagedBlob, key: string): Promise<void> {
+    if (staged.key !== undefined) {
+      if (staged.key !== key) throw new InvalidBlobKeyError(key, `staged in place under ${staged.key}, not`);
+      return;
+    }
+    const from = tempPathOf(staged);
+    const to = pathOf(key);
+    const dirs = await makeDirectory(path.dirname(to));
+    await rename(from, to);
     await Promise.all(dirs.map(syncDir));
   }
 
   async function discard(staged: StagedBlob): Promise<void> {
-    await rm(tempPathOf(staged), { force: true });
+    await rm(staged.key !== undefined ? pathOf(staged.key) : tempPathOf(staged), { force: true });
   }
 
   async function write(key: string, source: BlobSource, options: WriteOptions = {}): Promise<WrittenBlob> {

@@ -118,6 +118,30 @@ describe("S3 blob store", () => {
     expect(open.Uploads ?? []).toEqual([]);
   });
 
+  it("stages in place after the reservation commits: no staging object, commit to the same key is free, discard deletes it", async () => {
+    let commitMarker!: () => void;
+    const reserved = new Promise<void>((resolve) => (commitMarker = resolve));
+    const data = randomBytes(9 * 1024 * 1024 + 5); // two parts
+    const staging = store.stage(Readable.from([data]), { key: "p3/in-place", reserved });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(await store.exists("p3/in-place")).toBe(false);
+    commitMarker();
+    const staged = await staging;
+    expect(staged).toMatchObject({ key: "p3/in-place", size: data.length, md5: md5(data) });
+    expect(await keysUnder("staging/")).toEqual([]);
+    await store.commit(staged, "p3/in-place");
+    expect((await bytes(await store.read("p3/in-place"))).equals(data)).toBe(true);
+    await expect(store.commit(staged, "p3/other")).rejects.toThrow();
+    await store.discard(staged);
+    expect(await store.exists("p3/in-place")).toBe(false);
+    await expect(store.stage(Readable.from([Buffer.from("x")]), { key: "p3/refused", reserved: Promise.reject(new Error("database down")) })).rejects.toThrow("database down");
+    await expect(store.stage(generated(20 * 1024 * 1024), { key: "p3/big", reserved: Promise.resolve(), maxBytes: 12 * 1024 * 1024 })).rejects.toBeInstanceOf(BlobTooLargeError);
+    expect(await store.exists("p3/refused")).toBe(false);
+    expect(await store.exists("p3/big")).toBe(false);
+    const open = await raw.send(new ListMultipartUploadsCommand({ Bucket: bucket }));
+    expect(open.Uploads ?? []).toEqual([]);
+  });
+
   it("discards staged bytes; sweepTemp removes stale staged objects", async () => {
     const staged = await store.stage(Readable.from([Buffer.from("x")]));
     await store.discard(staged);

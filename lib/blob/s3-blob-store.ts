@@ -123,6 +123,13 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
   }
 
   async function stage(source: BlobSource, options: StageOptions = {}): Promise<StagedBlob> {
+    if (options.key !== undefined) {
+      // In place: the object appears only when its upload completes, after the caller's marker.
+      const { key, reserved } = options;
+      const Key = objectKey(key);
+      await reserved;
+      return { id: key, key, ...(await upload(Key, source, options)) };
+    }
     const id = `staging/${randomUUID()}.${processOwner()}`;
     const written = await upload(id, source, options);
     return { id, ...written };
@@ -150,13 +157,17 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
   }
 
   async function commit(staged: StagedBlob, key: string): Promise<void> {
+    if (staged.key !== undefined) {
+      if (staged.key !== key) throw new InvalidBlobKeyError(key, `staged in place under ${staged.key}, not`);
+      return;
+    }
     const from = stagedKey(staged);
     await copy(from, objectKey(key), staged.size);
     await client.send(new DeleteObjectCommand({ Bucket, Key: from })).catch(() => {});
   }
 
   async function discard(staged: StagedBlob): Promise<void> {
-    await client.send(new DeleteObjectCommand({ Bucket, Key: stagedKey(staged) }));
+    await client.send(new DeleteObjectCommand({ Bucket, Key: staged.key !== undefined ? objectKey(staged.key) : stagedKey(staged) }));
   }
 
   async function write(key: string, source: BlobSource, options: WriteOptions = {}): Promise<WrittenBlob> {

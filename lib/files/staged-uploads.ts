@@ -5,6 +5,7 @@ import { AppError, payloadTooLarge, validationError } from "../errors";
 import { CONTENT_TYPE_HEAD_BYTES, detectContentType } from "./detect-content-type";
 import { isAllowedContentType } from "./allowed-content-types";
 import { fileBlobStore } from "./file-blob-store";
+import { releaseBlobKeys, reserveBlobKey } from "./upload-files";
 
 /** One file part streamed to a temp file, its type decided from its first bytes. */
 export interface StagedFile {
@@ -15,12 +16,17 @@ export interface StagedFile {
   staged: StagedBlob;
   /** Position of the part in the body: parts finish staging in any order. */
   seq: number;
+  /** The key the bytes were staged under in place, and its deletion marker (lib/files/upload-files.ts). */
+  reserved?: { key: string; markerId: string };
 }
 
 /**
  * Collects the file parts of one upload (fed by lib/http/upload-body.ts, part by part):
  * each part is streamed into `blobStore.stage` (md5, size and the head computed on the fly; the
  * part is never buffered), then typed and checked against the allowed list and ARCA_MAX_FILE_SIZE.
+ * Given the project, each part's blob key is reserved as the part begins and its bytes are
+ * staged in place under it (the marker commits while they stream); a part not kept gives its
+ * reservation back.
  *
  * The first failure (422 type, 413 size, client abort) is reported at once through `failed`, so
  * the handler can answer without waiting for the rest of a huge body; later parts are drained.
@@ -37,7 +43,10 @@ export class StagedUploads {
   private readonly store = fileBlobStore();
   private readonly maxBytes = config().maxFileSize;
 
-  constructor(private readonly signal?: AbortSignal) {
+  constructor(
+    private readonly signal?: AbortSignal,
+    private readonly projectId?: string,
+  ) {
     this.failed = new Promise<never>((_, reject) => (this.rejectFailed = reject));
     this.failed.catch(() => undefined);
   }
@@ -67,17 +76,27 @@ export class StagedUploads {
     tap.on("error", () => undefined);
     stream.on("error", (error) => tap.destroy(error));
     stream.pipe(tap);
+    const reservation = this.projectId === undefined ? undefined : reserveBlobKey(this.projectId);
+    reservation?.marker.catch(() => undefined); // rejected: the stage fails with the same error
     const work = (async () => {
       try {
-        const staged = await this.store.stage(tap, { signal: this.signal, maxBytes: this.maxBytes, headBytes: CONTENT_TYPE_HEAD_BYTES });
+        const staged = await this.store.stage(tap, {
+          signal: this.signal,
+          maxBytes: this.maxBytes,
+          headBytes: CONTENT_TYPE_HEAD_BYTES,
+          key: reservation?.key,
+          reserved: reservation?.marker,
+        });
+        const reserved = reservation && { key: reservation.key, markerId: await reservation.marker };
         const contentType = await detectContentType(staged.head, fileName);
         if (!isAllowedContentType(contentType)) {
           await this.store.discard(staged);
           throw validationError(`File content type ${contentType} is not allowed`, [{ property: field, message: `content type ${contentType} is not allowed` }]);
         }
-        if (this.failure) await this.store.discard(staged);
-        else this.files.push({ field, name: fileName, contentType, staged, seq });
+        if (this.failure) await this.drop(staged, reserved);
+        else this.files.push({ field, name: fileName, contentType, staged, seq, reserved });
       } catch (error) {
+        if (reservation) await reservation.marker.then((id) => releaseBlobKeys([id]), () => undefined);
         stream.unpipe(tap);
         stream.resume();
         throw this.fail(error instanceof BlobTooLargeError ? payloadTooLarge(`File is larger than the maximum of ${this.maxBytes} bytes`) : (error as Error));
@@ -109,7 +128,12 @@ export class StagedUploads {
   async discardOne(file: StagedFile): Promise<void> {
     const index = this.files.indexOf(file);
     if (index !== -1) this.files.splice(index, 1);
-    await this.store.discard(file.staged);
+    await this.drop(file.staged, file.reserved);
+  }
+
+  private async drop(staged: StagedBlob, reserved: StagedFile["reserved"]): Promise<void> {
+    await this.store.discard(staged);
+    if (reserved) await releaseBlobKeys([reserved.markerId]);
   }
 
   /** Drops every temp file, stopping parts still streaming; safe to call more than once. */
@@ -118,6 +142,6 @@ export class StagedUploads {
     for (const tap of this.taps) tap.destroy(new Error("upload discarded"));
     await Promise.all(this.pending);
     const files = this.files.splice(0);
-    await Promise.all(files.map((f) => this.store.discard(f.staged).catch(() => undefined)));
+    await Promise.all(files.map((f) => this.drop(f.staged, f.reserved).catch(() => undefined)));
   }
 }

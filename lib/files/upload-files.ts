@@ -32,11 +32,49 @@ export interface CommittedBlobs {
   rollback(): Promise<void>;
 }
 
+/** A fresh blob key announced for deletion (see `commitBlobs`): bytes may be staged under it in place. */
+export interface BlobReservation {
+  key: string;
+  /** The marker's id, once it is committed. */
+  marker: Promise<string>;
+}
+
 /**
- * Moves staged files to their final keys. Each key is first announced in `blob_deletions` as
- * "due in a day", owned by this process: if the process dies before the record's transaction
- * commits (which deletes the marker), the next process to start on this host removes the stray
- * blob (lib/files/clean-up-after-crash.ts), or the deletion worker does when the marker is due.
+ * Reserves a key for one upload's bytes before they arrive (lib/files/staged-uploads.ts): the
+ * marker commits while the body streams, and the bytes go straight under the key.
+ */
+export function reserveBlobKey(projectId: string): BlobReservation {
+  const key = newBlobKey(projectId);
+  return { key, marker: announceBlobKeys([key]).then((ids) => ids[0]) };
+}
+
+/** Drops the markers of reservations and staged files that will not be recorded; never throws. */
+export async function releaseBlobKeys(markerIds: string[]): Promise<void> {
+  if (markerIds.length) await query(sql`DELETE FROM blob_deletions WHERE id = ANY(${markerIds}::bigint[])`).catch(() => undefined);
+}
+
+/**
+ * Each key is first announced in `blob_deletions` as "due in a day", owned by this process: if
+ * the process dies before the record's transaction commits (which deletes the marker), the next
+ * process to start on this host removes the stray blob (lib/files/clean-up-after-crash.ts), or
+ * the deletion worker does when the marker is due.
+ */
+async function announceBlobKeys(keys: string[]): Promise<string[]> {
+  if (!keys.length) return [];
+  const markers = await query<{ id: string }>(
+    // Committed without waiting for its WAL flush (synchronous_commit off for this statement's
+    // own transaction): the record's commit, which is synchronous, flushes it anyway, and
+    // only an OS crash before that could lose it, leaving a stray file, never a lost one.
+    sql`WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
+        INSERT INTO blob_deletions (blob_key, not_before, owner)
+        SELECT k, now() + interval '1 day', ${processOwner()} FROM unnest(${keys}::text[]) k, async_commit RETURNING id`,
+  );
+  return markers.map((m) => String(m.id));
+}
+
+/**
+ * Moves staged files to their final keys, announced first (`announceBlobKeys`); files staged in
+ * place under a reservation are there already, under their own marker.
  */
 export async function commitBlobs(files: { staged: StagedFile; target: FileTarget }[]): Promise<CommittedBlobs> {
   const store = fileBlobStore();
@@ -51,26 +89,17 @@ export async function commitBlobs(files: { staged: StagedFile; target: FileTarge
     content_type: staged.contentType,
     size: staged.staged.size,
     md5: staged.staged.md5,
-    blob_key: newBlobKey(target.projectId),
+    blob_key: staged.reserved?.key ?? newBlobKey(target.projectId),
     date_created: now,
     last_access: now,
   }));
-  const markers = rows.length
-    ? await query<{ id: string }>(
-        // Committed without waiting for its WAL flush (synchronous_commit off for this statement's
-        // own transaction): the record's commit, which is synchronous, flushes it anyway, and
-        // only an OS crash before that could lose it, leaving a stray file, never a lost one.
-        sql`WITH async_commit AS (SELECT set_config('synchronous_commit', 'off', true))
-            INSERT INTO blob_deletions (blob_key, not_before, owner)
-            SELECT k, now() + interval '1 day', ${processOwner()} FROM unnest(${rows.map((r) => r.blob_key)}::text[]) k, async_commit RETURNING id`,
-      )
-    : [];
-  const markerIds = markers.map((m) => String(m.id));
+  const announced = await announceBlobKeys(rows.filter((_, i) => !files[i].staged.reserved).map((r) => r.blob_key));
+  const markerIds = [...announced, ...files.flatMap(({ staged }) => (staged.reserved ? [staged.reserved.markerId] : []))];
   const committed: string[] = [];
   const rollback = async () => {
     await Promise.all(files.map(({ staged }) => store.discard(staged.staged).catch(() => undefined)));
     await Promise.all(committed.map((key) => store.delete(key).catch(() => undefined)));
-    if (markerIds.length) await query(sql`DELETE FROM blob_deletions WHERE id = ANY(${markerIds}::bigint[])`).catch(() => undefined);
+    await releaseBlobKeys(markerIds);
   };
   try {
     for (let i = 0; i < rows.length; i++) {

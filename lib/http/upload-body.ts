@@ -9,9 +9,9 @@ import { requestBodyStream } from "./request-body";
  * failure every temp file is gone before the error is thrown. Then the domain commits:
  * `writeDocumentWithFiles` or `uploadToFiles` (lib/files), "blob first, then row".
  */
-export async function readUploadBody(c: Context): Promise<{ fields: Record<string, unknown>; uploads: StagedUploads }> {
+export async function readUploadBody(c: Context, projectId: string): Promise<{ fields: Record<string, unknown>; uploads: StagedUploads }> {
   const request = c.req.raw;
-  const uploads = new StagedUploads(request.signal);
+  const uploads = new StagedUploads(request.signal, projectId);
   try {
     const fields = await Promise.race([readMultipart(request, requestBodyStream(c), { onFile: uploads.onFile }), uploads.failed]);
     await uploads.settle();

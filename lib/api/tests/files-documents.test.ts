@@ -5,7 +5,7 @@ import { processBlobDeletions } from "../../files/blob-deletions";
 import { markUnreferencedFiles, sweepOrphanFiles } from "../../files/orphan-sweep";
 import { ownerWithProject } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/test-server";
-import { blobFiles, closeDb, db, fileRows, filesSize, form, getBytes, PNG, sumOfSizes, until } from "./files-helpers";
+import { blobFiles, closeDb, db, fileRows, filesSize, form, getBytes, pendingMarkers, PNG, sumOfSizes, until } from "./files-helpers";
 
 let server: TestServer;
 let owner: Awaited<ReturnType<typeof ownerWithProject>>;
@@ -165,10 +165,11 @@ describe("files in document properties", () => {
     expect((await getBytes(server, `/api/collections/_files/documents/${id}/content/`, other.project, other.token)).status).toBe(404);
   });
 
-  it("an aborted upload leaves no row, no blob, no temp file and files_size unchanged", async () => {
+  it("an aborted upload leaves no row, no blob, no temp file, no marker and files_size unchanged", async () => {
     const size = await filesSize(project);
     const rows = (await fileRows(project)).length;
     const blobs = (await blobFiles(server)).blobs.length;
+    const markers = await pendingMarkers(project);
     const boundary = "----arca-abort";
     await new Promise<void>((resolve) => {
       const req = http.request({
@@ -186,8 +187,13 @@ describe("files in document properties", () => {
         resolve();
       }, 300);
     });
-    await until(async () => (await blobFiles(server)).temps.length === 0);
+    // Bytes staged in place sit under their final key until the abort is handled.
+    await until(async () => {
+      const now = await blobFiles(server);
+      return now.temps.length === 0 && now.blobs.length === blobs && (await pendingMarkers(project)) === markers;
+    });
     expect((await blobFiles(server)).blobs.length).toBe(blobs);
+    expect(await pendingMarkers(project)).toBe(markers);
     expect((await fileRows(project)).length).toBe(rows);
     expect(await filesSize(project)).toBe(size);
   });

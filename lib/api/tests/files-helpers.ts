@@ -42,6 +42,11 @@ export async function sumOfSizes(project: string): Promise<number> {
   const { rows } = await (await db()).query("SELECT coalesce(sum(size),0) AS sum FROM files WHERE project_id = $1", [project]);
   return Number(rows[0].sum);
 }
+/** Upload markers of the project's blob keys still pending in `blob_deletions` (lib/files/upload-files.ts). */
+export async function pendingMarkers(project: string): Promise<number> {
+  const { rows } = await (await db()).query("SELECT count(*) AS n FROM blob_deletions WHERE owner IS NOT NULL AND blob_key LIKE $1 || '/%'", [project]);
+  return Number(rows[0].n);
+}
 export async function fileRows(project: string) {
   return (await (await db()).query("SELECT * FROM files WHERE project_id = $1 ORDER BY id", [project])).rows;
 }

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { resetConfig } from "../../config";
 import { ownerWithProject } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/test-server";
-import { blobFiles, closeDb, fileRows, filesSize, form, until } from "./files-helpers";
+import { blobFiles, closeDb, fileRows, filesSize, form, pendingMarkers, until } from "./files-helpers";
 
 let server: TestServer;
 
@@ -26,6 +26,7 @@ it("413 over ARCA_MAX_FILE_SIZE, nothing stored; at the limit is fine", async ()
   expect(intoDoc.status).toBe(413);
   await until(async () => (await blobFiles(server)).temps.length === 0);
   expect((await blobFiles(server)).blobs).toHaveLength(0);
+  expect(await pendingMarkers(project)).toBe(0);
   expect(await fileRows(project)).toHaveLength(0);
   expect(await filesSize(project)).toBe(0);
   const ok = await server.request("/api/collections/_files/documents/", { project, token, body: form([["file", randomBytes(64 * 1024), "ok.bin"]]) });

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ownerWithProject } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/test-server";
-import { blobFiles, closeDb, ELF, fileRows, filesSize, form, getBytes, PNG, sumOfSizes, until, WASM } from "./files-helpers";
+import { blobFiles, closeDb, ELF, fileRows, filesSize, form, getBytes, pendingMarkers, PNG, sumOfSizes, until, WASM } from "./files-helpers";
 
 let server: TestServer;
 let project: string;
@@ -197,11 +197,13 @@ describe("content types", () => {
     const size = await filesSize(project);
     const rows = (await fileRows(project)).length;
     const blobs = (await blobFiles(server)).blobs.length;
+    const markers = await pendingMarkers(project);
     const res = await upload(form([["file", bytes, name]]));
     expect(res.status, res.text).toBe(422);
     expect(await filesSize(project)).toBe(size);
     expect((await fileRows(project)).length).toBe(rows);
     expect((await blobFiles(server)).blobs.length).toBe(blobs);
+    expect(await pendingMarkers(project)).toBe(markers);
     await until(async () => (await blobFiles(server)).temps.length === 0);
     // Into a document property as well: no document, no file.
     const doc = await server.request("/api/collections/things/documents/", { project, token, body: form([["_id", '"refused"'], ["attachment", bytes, name]]) });
