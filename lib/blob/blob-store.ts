@@ -97,6 +97,16 @@ export interface BlobStore {
   pathOf?(key: string): string;
 }
 
+/**
+ * For `commit`: true when the bytes were staged in place under `key` (nothing left to do);
+ * throws for bytes staged in place under another key.
+ */
+export function stagedInPlace(staged: StagedBlob, key: string): boolean {
+  if (staged.key === undefined) return false;
+  if (staged.key !== key) throw new InvalidBlobKeyError(key, `staged in place under ${staged.key}, not`);
+  return true;
+}
+
 /** Thrown (rejected) when a blob outgrows `maxBytes`; the caller answers 413. */
 export class BlobTooLargeError extends Error {
   readonly maxBytes: number;

@@ -24,6 +24,7 @@ import {
   assertBlobKey,
   DEFAULT_HEAD_BYTES,
   InvalidBlobKeyError,
+  stagedInPlace,
   type BlobRange,
   type BlobSource,
   type BlobStat,
@@ -178,10 +179,7 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
   }
 
   async function commit(staged: StagedBlob, key: string): Promise<void> {
-    if (staged.key !== undefined) {
-      if (staged.key !== key) throw new InvalidBlobKeyError(key, `staged in place under ${staged.key}, not`);
-      return;
-    }
+    if (stagedInPlace(staged, key)) return;
     const from = tempPathOf(staged);
     const to = pathOf(key);
     const dirs = await makeDirectory(path.dirname(to));

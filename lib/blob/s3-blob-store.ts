@@ -35,6 +35,7 @@ import {
   assertBlobKey,
   DEFAULT_HEAD_BYTES,
   InvalidBlobKeyError,
+  stagedInPlace,
   type BlobRange,
   type BlobSource,
   type BlobStat,
@@ -157,10 +158,7 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
   }
 
   async function commit(staged: StagedBlob, key: string): Promise<void> {
-    if (staged.key !== undefined) {
-      if (staged.key !== key) throw new InvalidBlobKeyError(key, `staged in place under ${staged.key}, not`);
-      return;
-    }
+    if (stagedInPlace(staged, key)) return;
     const from = stagedKey(staged);
     await copy(from, objectKey(key), staged.size);
     await client.send(new DeleteObjectCommand({ Bucket, Key: from })).catch(() => {});
