@@ -4,6 +4,7 @@
  *   <root>/tmp/<uuid>.<owner>.part   staged bytes, same file system as the blobs so rename is
  *                                    atomic; <owner> (lib/blob/process-owner.ts) names the
  *                                    process writing them, so a dead one's are known at once
+ *                                    (uploads stage in place instead, under their final key)
  *   <root>/ab/cd/<key>          committed blobs, fanned out by a hash of the key
  *
  * Durability: the file is fsynced before the rename and the directory after it, so after a
