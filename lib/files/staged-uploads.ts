@@ -16,8 +16,8 @@ export interface StagedFile {
   staged: StagedBlob;
   /** Position of the part in the body: parts finish staging in any order. */
   seq: number;
-  /** The key the bytes were staged under in place, and its deletion marker (lib/files/upload-files.ts). */
-  reserved?: { key: string; markerId: string };
+  /** Staged in place (`staged.key`): the id of that key's deletion marker (lib/files/upload-files.ts). */
+  markerId?: string;
 }
 
 /**
@@ -87,14 +87,14 @@ export class StagedUploads {
           key: reservation?.key,
           reserved: reservation?.marker,
         });
-        const reserved = reservation && { key: reservation.key, markerId: await reservation.marker };
+        const markerId = await reservation?.marker;
         const contentType = await detectContentType(staged.head, fileName);
         if (!isAllowedContentType(contentType)) {
           await this.store.discard(staged);
           throw validationError(`File content type ${contentType} is not allowed`, [{ property: field, message: `content type ${contentType} is not allowed` }]);
         }
-        if (this.failure) await this.drop(staged, reserved);
-        else this.files.push({ field, name: fileName, contentType, staged, seq, reserved });
+        if (this.failure) await this.drop(staged, markerId);
+        else this.files.push({ field, name: fileName, contentType, staged, seq, markerId });
       } catch (error) {
         if (reservation) await reservation.marker.then((id) => releaseBlobKeys([id]), () => undefined);
         stream.unpipe(tap);
@@ -128,12 +128,12 @@ export class StagedUploads {
   async discardOne(file: StagedFile): Promise<void> {
     const index = this.files.indexOf(file);
     if (index !== -1) this.files.splice(index, 1);
-    await this.drop(file.staged, file.reserved);
+    await this.drop(file.staged, file.markerId);
   }
 
-  private async drop(staged: StagedBlob, reserved: StagedFile["reserved"]): Promise<void> {
+  private async drop(staged: StagedBlob, markerId: string | undefined): Promise<void> {
     await this.store.discard(staged);
-    if (reserved) await releaseBlobKeys([reserved.markerId]);
+    if (markerId !== undefined) await releaseBlobKeys([markerId]);
   }
 
   /** Drops every temp file, stopping parts still streaming; safe to call more than once. */
@@ -142,6 +142,6 @@ export class StagedUploads {
     for (const tap of this.taps) tap.destroy(new Error("upload discarded"));
     await Promise.all(this.pending);
     const files = this.files.splice(0);
-    await Promise.all(files.map((f) => this.drop(f.staged, f.reserved).catch(() => undefined)));
+    await Promise.all(files.map((f) => this.drop(f.staged, f.markerId).catch(() => undefined)));
   }
 }

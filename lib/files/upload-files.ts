@@ -89,12 +89,12 @@ export async function commitBlobs(files: { staged: StagedFile; target: FileTarge
     content_type: staged.contentType,
     size: staged.staged.size,
     md5: staged.staged.md5,
-    blob_key: staged.reserved?.key ?? newBlobKey(target.projectId),
+    blob_key: staged.staged.key ?? newBlobKey(target.projectId),
     date_created: now,
     last_access: now,
   }));
-  const announced = await announceBlobKeys(rows.filter((_, i) => !files[i].staged.reserved).map((r) => r.blob_key));
-  const markerIds = [...announced, ...files.flatMap(({ staged }) => (staged.reserved ? [staged.reserved.markerId] : []))];
+  const announced = await announceBlobKeys(rows.filter((_, i) => files[i].staged.staged.key === undefined).map((r) => r.blob_key));
+  const markerIds = [...announced, ...files.flatMap(({ staged }) => (staged.markerId === undefined ? [] : [staged.markerId]))];
   const committed: string[] = [];
   const rollback = async () => {
     await Promise.all(files.map(({ staged }) => store.discard(staged.staged).catch(() => undefined)));
