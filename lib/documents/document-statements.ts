@@ -41,7 +41,7 @@ export async function insertDocument(db: Queryable, scope: ProjectScope, collect
       ), cd AS (
         ${counterDelta(projectId, collectionId, { documents: 1, dataSize: size, eventsSize: size }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
-        INSERT INTO document_events (project_id, collection_id, document_id, kind, after) SELECT ${projectId}, ${collectionId}, id, 'created', data FROM d
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size) SELECT ${projectId}, ${collectionId}, id, 'created', data, ${size} FROM d
       )
       SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
     ),
@@ -76,8 +76,8 @@ export async function replaceDocument(db: Queryable, scope: ProjectScope, collec
       ), cd AS (
         ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)`, eventsSize: sql`(SELECT size FROM input)` }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
-        INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
-        SELECT ${projectId}, ${collectionId}, id, 'updated', data FROM d
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size)
+        SELECT ${projectId}, ${collectionId}, id, 'updated', data, (SELECT size FROM input) FROM d
       )
       SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
     ),
@@ -126,8 +126,8 @@ export async function replaceDocuments(
       ), cd AS (
         ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)`, eventsSize: sql`(SELECT coalesce(sum(size), 0) FROM input)` }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
-        INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
-        SELECT ${projectId}, ${collectionId}, d.id, 'updated', d.data FROM d JOIN input ON input.id = d.id ORDER BY input.n
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size)
+        SELECT ${projectId}, ${collectionId}, d.id, 'updated', d.data, input.size FROM d JOIN input ON input.id = d.id ORDER BY input.n
       )
       SELECT (SELECT count(*) FROM d) AS updated, ${guard} AS fresh`,
       db,
@@ -174,7 +174,8 @@ export async function deleteDocumentsWhere(
       DELETE FROM documents WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND ${where}
       RETURNING id, data
     ), ev AS (
-      INSERT INTO document_events (project_id, collection_id, document_id, kind, before) SELECT ${projectId}, ${collectionId}, id, 'deleted', data FROM d
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, before, size)
+      SELECT ${projectId}, ${collectionId}, id, 'deleted', data, octet_length(data::text) FROM d
     ), ${files}, cd AS (
       ${counterDelta(
         projectId,

@@ -103,7 +103,7 @@ async function step(h: HubState) {
         pairs.projects.push(projectId);
         pairs.collections.push(collectionId);
       }
-  const { events, held } = await readCommittedEvents(pool(), {
+  const { events, held, full } = await readCommittedEvents(pool(), {
     after: h.cursor!,
     limit: BATCH,
     documents: sql`(e.project_id, e.collection_id) IN (SELECT * FROM unnest(${pairs.projects}::text[], ${pairs.collections}::text[]))`,
@@ -114,12 +114,12 @@ async function step(h: HubState) {
     if (!subscribers || event.document === null) continue;
     for (const subscriber of subscribers) if (subscriber.collections.has(event.collectionId)) subscriber.deliver(event);
   }
-  return { more: events.length === BATCH, held };
+  return { more: full, held };
 }
 
 /** Events of one project (and collections) past `after`, for a subscriber catching up. */
-export async function readProjectEvents(projectId: string, collections: string[], after: OutboxPosition, limit = 500) {
-  return readCommittedEvents(pool(), { after, limit, projectId, collections, documents: true });
+export async function readProjectEvents(projectId: string, collections: string[], after: OutboxPosition, limit = 500, maxBytes?: number) {
+  return readCommittedEvents(pool(), { after, limit, projectId, collections, documents: true, maxBytes });
 }
 
 /**

@@ -28,6 +28,8 @@ const MAX_QUEUED_BYTES = 1 << 20;
 const MAX_BUFFERED_EVENTS = 10_000;
 const CATCH_UP_BATCH = 500;
 const CATCH_UP_QUEUE_BYTES = 256 * 1024;
+/** Document bytes per catch-up read: every subscriber catching up holds one such page. */
+const CATCH_UP_BYTES = 1024 * 1024;
 export const PING_INTERVAL_MS = 15_000;
 const encoder = new TextEncoder();
 
@@ -136,13 +138,13 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
         if (sink.queued() > CATCH_UP_QUEUE_BYTES) await sink.drained();
       };
       for (;;) {
-        const { events } = await readProjectEvents(options.projectId, options.collections, position, CATCH_UP_BATCH);
+        const { events, full } = await readProjectEvents(options.projectId, options.collections, position, CATCH_UP_BATCH, CATCH_UP_BYTES);
         if (closed) return;
         for (const event of events) {
           await paced(event);
           if (closed) return;
         }
-        if (events.length < CATCH_UP_BATCH) break;
+        if (!full) break;
       }
       // Live events that came meanwhile, in order; the last of them and the switch to live
       // happen in one turn, so the hub cannot interleave.

@@ -68,7 +68,7 @@ export function hookDispatcher(afterCommit: () => void): HookDispatcher {
     if (!peek.events.some((e) => e.document !== null)) {
       if (peek.events.length) done = peek.events[peek.events.length - 1];
       await persist();
-      return { more: peek.events.length === BATCH, held: peek.held };
+      return { more: peek.full, held: peek.held };
     }
     const result = await dispatchLocked(done, afterCommit);
     if (result.last) {
@@ -107,7 +107,7 @@ async function dispatchLocked(done: OutboxPosition | undefined, afterCommit: () 
       open = false;
       return { more: false, held: false };
     }
-    const { events, held } = await readCommittedEvents(client, { after: { cursor: CURSOR, atLeast: done }, limit: BATCH, documents: HOOKED });
+    const { events, held, full } = await readCommittedEvents(client, { after: { cursor: CURSOR, atLeast: done }, limit: BATCH, documents: HOOKED });
     if (!events.length) {
       await client.query("ROLLBACK");
       open = false;
@@ -121,7 +121,7 @@ async function dispatchLocked(done: OutboxPosition | undefined, afterCommit: () 
     await client.query(`UPDATE outbox_cursors SET txid = '${last.txid}'::xid8, event_id = ${last.id} WHERE name = '${CURSOR}'; COMMIT`);
     open = false;
     if (queued) afterCommit();
-    return { more: events.length === BATCH, held, last: { txid: last.txid, id: last.id } };
+    return { more: full, held, last: { txid: last.txid, id: last.id } };
   } finally {
     if (open) await client.query("ROLLBACK").catch(() => {});
     client.release();

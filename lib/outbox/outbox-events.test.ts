@@ -81,8 +81,42 @@ describe("outbox reader", () => {
     expect(comparePositions({ txid: "123", id: 3 }, { txid: "123", id: 3 })).toBe(0);
   });
 
+  it("pages by bytes of documents as well as by count, a larger document alone, and says when a page is full", async () => {
+    const [a] = clients;
+    const start = await currentPosition(reader, project);
+    // Sizes as the writers record them; the last event predates the column (NULL: stored size).
+    for (const [doc, size] of [["s1", 400], ["s2", 400], ["s3", 400], ["big", 5000], ["s4", 100]] as const)
+      await a.query("INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size) VALUES ($1, 'c', $2, 'created', $3, $4)", [
+        project, doc, JSON.stringify({ _id: doc }), size,
+      ]);
+    await insert(a, "unsized");
+    const read = (after: OutboxPosition, limit = 100) =>
+      readCommittedEvents(reader, { after, limit, projectId: project, documents: true, maxBytes: 1000 });
+
+    const pages: string[][] = [];
+    const fullness: boolean[] = [];
+    let at = start;
+    for (;;) {
+      const page = await read(at);
+      pages.push(page.events.map((e) => e.documentId));
+      fullness.push(page.full);
+      if (!page.full) break;
+      at = page.events[page.events.length - 1];
+    }
+    // 400 + 400 + 400 crosses 1000 with the third: it is the page's last.
+    expect(pages).toEqual([["s1", "s2", "s3"], ["big"], ["s4", "unsized"]]);
+    expect(fullness).toEqual([true, true, false]);
+    expect(pages.flat()).toEqual(["s1", "s2", "s3", "big", "s4", "unsized"]);
+
+    // A page cut by count is full too; without documents, bytes do not count.
+    expect((await read(start, 2)).full).toBe(true);
+    const bare = await readCommittedEvents(reader, { after: start, limit: 100, projectId: project, documents: false, maxBytes: 1000 });
+    expect(bare.events.map((e) => e.documentId)).toEqual(["s1", "s2", "s3", "big", "s4", "unsized"]);
+    expect(bare.full).toBe(false);
+  });
+
   it("reads from the start of the outbox", async () => {
     const { events } = await readAll(OUTBOX_START);
-    expect(events.map((e) => e.documentId)).toEqual(["slow", "fast", "kept"]);
+    expect(events.map((e) => e.documentId)).toEqual(["slow", "fast", "kept", "s1", "s2", "s3", "big", "s4", "unsized"]);
   });
 });

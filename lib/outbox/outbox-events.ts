@@ -44,12 +44,25 @@ export interface ReadOptions {
   collections?: string[];
   /** Include documents: always, never, or only for events this SQL condition (over `e`) selects. */
   documents: boolean | Sql;
+  /**
+   * Stop the page once the documents taken add up to this many bytes of JSON text (the event
+   * that crosses it is the last; one larger than it comes alone). Default `PAGE_BYTES`.
+   */
+  maxBytes?: number;
 }
+
+/**
+ * Documents may be up to the JSON body limit (16 MiB) each: a page of 500 such events read at once
+ * would be gigabytes in one process. Pages stop at this many bytes of document text instead.
+ */
+export const PAGE_BYTES = 8 * 1024 * 1024;
 
 export interface ReadResult {
   events: OutboxEvent[];
   /** Committed events exist beyond the horizon, held back by an older transaction still running. */
   held: boolean;
+  /** The page stopped at `limit` or `maxBytes`: more may follow at once. */
+  full: boolean;
   /** Where the read started (the cursor's position when read by name). */
   after: OutboxPosition;
 }
@@ -64,6 +77,9 @@ export async function readCommittedEvents(db: Queryable, options: ReadOptions): 
     ? sql`e.project_id = ${options.projectId} AND ${options.collections ? sql`e.collection_id = ANY(${options.collections}::text[])` : raw("TRUE")}`
     : raw("TRUE");
   const documents = options.documents === true ? raw("coalesce(e.after, e.before)") : options.documents === false ? raw("NULL::jsonb") : sql`CASE WHEN ${options.documents} THEN coalesce(e.after, e.before) END`;
+  // Events written before migration 0015 have no size: their stored (maybe compressed) size stands in.
+  const size = raw("coalesce(e.size, pg_column_size(coalesce(e.after, e.before)), 0)");
+  const taken = options.documents === true ? size : options.documents === false ? raw("0") : sql`CASE WHEN ${options.documents} THEN ${size} ELSE 0 END`;
   const after = options.after;
   const start = !("cursor" in after)
     ? sql`SELECT ${after.txid}::xid8 AS txid, ${after.id}::bigint AS id`
@@ -74,17 +90,30 @@ export async function readCommittedEvents(db: Queryable, options: ReadOptions): 
   const rows = await query<EventRow>(
     sql`WITH horizon AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
         start AS (${start}),
-        page AS (
-          SELECT e.id, e.txid, e.project_id, e.collection_id, e.document_id, e.kind, ${documents} AS document, e.created_at
+        candidates AS (
+          SELECT e.id, e.txid, ${taken} AS size
           FROM document_events e
           WHERE (e.txid, e.id) > ((SELECT txid FROM start), (SELECT id FROM start)) AND e.txid < (SELECT xmin FROM horizon) AND ${scope}
           ORDER BY e.txid, e.id
           LIMIT ${options.limit}
+        ),
+        sized AS (
+          SELECT c.id, sum(c.size) OVER (ORDER BY c.txid, c.id) - c.size AS bytes_before FROM candidates c
+        ),
+        -- The documents are read only for the events kept (joined back by id, never carried through
+        -- the candidates).
+        page AS (
+          SELECT e.id, e.txid, e.project_id, e.collection_id, e.document_id, e.kind, ${documents} AS document, e.created_at
+          FROM sized k JOIN document_events e ON e.id = k.id
+          WHERE k.bytes_before < ${options.maxBytes ?? PAGE_BYTES}
+        ),
+        fullness AS (
+          SELECT (SELECT count(*) FROM candidates) = ${options.limit} OR (SELECT count(*) FROM page) < (SELECT count(*) FROM candidates) AS is_full
         )
-        SELECT s.txid::text AS start_txid, s.id AS start_id,
+        SELECT s.txid::text AS start_txid, s.id AS start_id, (SELECT is_full FROM fullness) AS full_page,
                -- Only when the page is not full: a full page is read again at once anyway. (The start
                -- is always below the horizon, so "beyond the horizon" is beyond the start too.)
-               (SELECT count(*) FROM page) < ${options.limit}
+               NOT (SELECT is_full FROM fullness)
                  AND (SELECT e.txid FROM document_events e WHERE e.txid >= (SELECT xmin FROM horizon) ORDER BY e.txid LIMIT 1) IS NOT NULL AS held,
                p.id, p.txid::text AS txid, p.project_id, p.collection_id, p.document_id, p.kind, p.document, p.created_at
         FROM start s LEFT JOIN page p ON TRUE
@@ -93,10 +122,11 @@ export async function readCommittedEvents(db: Queryable, options: ReadOptions): 
     { prepared: true },
   );
   const head = rows[0];
-  if (!head) return { events: [], held: false, after: OUTBOX_START }; // a named cursor that does not exist
+  if (!head) return { events: [], held: false, full: false, after: OUTBOX_START }; // a named cursor that does not exist
   return {
     events: rows.filter((row) => row.id !== null).map(toEvent),
     held: head.held,
+    full: head.full_page,
     after: { txid: head.start_txid, id: Number(head.start_id) },
   };
 }
@@ -134,6 +164,7 @@ interface EventRow {
   start_txid: string;
   start_id: number;
   held: boolean;
+  full_page: boolean;
 }
 
 function toEvent(row: EventRow): OutboxEvent {

@@ -36,7 +36,7 @@ export async function pruneOutbox(): Promise<{ events: number; history: number }
                     AND (e.txid, e.id) <= (c.txid, c.event_id)
                     AND NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.event_id = e.id AND d.state = 'queued')
                   LIMIT ${BATCH})
-                RETURNING collection_id, octet_length(coalesce(after, before)::text) AS size
+                RETURNING collection_id, coalesce(size, octet_length(coalesce(after, before)::text)) AS size
               ), counted AS (
                 ${counterDelta(project.id, "", { eventsSize: sql`-(SELECT coalesce(sum(size), 0) FROM gone WHERE collection_id <> '_files')` }, sql`EXISTS (SELECT 1 FROM gone)`)}
               )
