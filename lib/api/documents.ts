@@ -45,6 +45,8 @@ import { projectFields } from "../lists/project-fields";
  *   DELETE /collections/:c/documents/:id/                 delete, 204
  *   GET    /collections/:c/documents/:id/<a>/<b>/         read a property
  *   PUT    /collections/:c/documents/:id/<a>/<b>/         set a property (body: its value): 201 absent / 200 replaced, answers its new value
+ *   POST   /collections/:c/documents/:id/<a>/<b>/         create a property: 201, 409 when present
+ *   PATCH  /collections/:c/documents/:id/<a>/<b>/         patch a property's value (as PATCH on a document): 200, 404 when absent
  *   DELETE /collections/:c/documents/:id/<a>/<b>/         unset a property, 204
  */
 const BASE = "/collections/:collection/documents";
@@ -150,6 +152,20 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     if (uploaded) return uploaded;
     const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value });
     return c.json(set.value as object, set.created ? 201 : 200);
+  });
+  // POST creates the property (409 when present), PATCH changes it (404 when absent); JSON bodies.
+  app.post(`${BASE}/:id/:path{.+}`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "update", id);
+    const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonBody(c), write: { kind: "create" } });
+    return c.json(set.value as object, 201);
+  });
+  app.patch(`${BASE}/:id/:path{.+}`, async (c) => {
+    const id = pathParam(c, "id");
+    const collectionId = collection(c, "update", id);
+    const write = { kind: "patch", mode: patchModeOf(c.req.header("content-type")) } as const;
+    const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonBody(c), write });
+    return c.json(set.value as object, 200);
   });
   app.delete(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");

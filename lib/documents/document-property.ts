@@ -1,12 +1,14 @@
-import { notFound, validationError } from "../errors";
+import { conflict, notFound, validationError } from "../errors";
 import type { ProjectScope } from "../collections/collection";
 import { checkPropertyPath, setOwn } from "../query/json-input";
+import { mergePatch } from "./merge-patch";
+import { shallowPatch, type PatchMode } from "./patch-document";
 import { updateDocument } from "./update-document";
 
 type Doc = Record<string, unknown>;
 
 /**
- * Property paths (`.../documents/<id>/<a>/<b>/`): read, set (PUT) and unset (DELETE) one value.
+ * Property paths (`.../documents/<id>/<a>/<b>/`): read, write (PUT, POST, PATCH) and unset (DELETE) one value.
  * Segments walk objects by name and arrays by index. 404 "Document property not found." for a
  * path that reaches nothing.
  */
@@ -22,43 +24,77 @@ export function readProperty(doc: Doc, path: string[]): unknown {
 }
 
 /**
- * PUT on a property path: answers the property's value as stored (after processors) and whether
- * it was absent before (`created`: 201) or replaced (200), as the original service did.
+ * How a write on a property path treats what is there: `set` (PUT) stores the value, 201 when the
+ * property was absent and 200 when replaced; `create` (POST) only when absent (409 otherwise);
+ * `patch` (PATCH) only when present (404 otherwise), applying the body to the stored value as a
+ * PATCH applies to a document (`shallow`: an object's named keys replace its own; `merge`: RFC
+ * 7396) and replacing a value that is not an object.
  */
+export type PropertyWrite = { kind: "set" } | { kind: "create" } | { kind: "patch"; mode: PatchMode };
+
+/** Writes one property: answers its value as stored (after processors) and whether it was absent (`created`). */
 export async function setDocumentProperty(
   scope: ProjectScope,
-  input: { collectionId: string; id: string; path: string[]; value: unknown },
+  input: { collectionId: string; id: string; path: string[]; value: unknown; write?: PropertyWrite },
 ): Promise<{ value: unknown; created: boolean }> {
   checkPropertyPath(input.path);
+  const write = input.write ?? { kind: "set" };
   if (input.path[0] === "_id") throw validationError("Validation error", [{ property: "_id", message: "cannot be changed" }]);
   let created = false;
+  let written: unknown = input.value;
   const stored = await updateDocument(scope, {
     collectionId: input.collectionId,
     id: input.id,
     change: (doc) => {
       created = !hasProperty(doc, input.path);
+      if (write.kind === "create" && !created) throw conflict("Document property already exists.");
+      if (write.kind === "patch") {
+        if (created) throw notFound("Document property not found.");
+        written = patchValue(readProperty(doc, input.path), input.value, write.mode);
+      }
       // Own properties only, and every step an own data property: a segment such as
       // `constructor` is a key like any other, never a way into a prototype.
       let node: Doc | unknown[] = doc;
-      for (const segment of input.path.slice(0, -1)) {
-        const index = Array.isArray(node) && /^\d+$/.test(segment) ? Number(segment) : undefined;
+      input.path.forEach((segment, i) => {
+        const index = arrayIndex(node, segment, input.path.slice(0, i + 1));
+        if (i === input.path.length - 1) {
+          if (index !== undefined) (node as unknown[])[index] = written;
+          else setOwn(node as Doc, segment, written);
+          return;
+        }
         const next = index !== undefined ? (node as unknown[])[index] : Object.hasOwn(node, segment) ? (node as Doc)[segment] : undefined;
         if (next !== null && typeof next === "object") {
           node = next as Doc | unknown[];
-          continue;
+          return;
         }
-        const created: Doc = {};
-        if (index !== undefined) (node as unknown[])[index] = created;
-        else setOwn(node as Doc, segment, created);
-        node = created;
-      }
-      const last = input.path[input.path.length - 1];
-      if (Array.isArray(node) && /^\d+$/.test(last)) node[Number(last)] = input.value;
-      else setOwn(node as Doc, last, input.value);
+        const made: Doc = {};
+        if (index !== undefined) (node as unknown[])[index] = made;
+        else setOwn(node as Doc, segment, made);
+        node = made;
+      });
       return doc;
     },
   });
-  return { value: hasProperty(stored, input.path) ? readProperty(stored, input.path) : input.value, created };
+  return { value: hasProperty(stored, input.path) ? readProperty(stored, input.path) : written, created };
+}
+
+/** An array is walked by index only: a name on an array would be a key JSON cannot keep (422). */
+function arrayIndex(node: Doc | unknown[], segment: string, at: string[]): number | undefined {
+  if (!Array.isArray(node)) return undefined;
+  if (/^\d+$/.test(segment) && Number(segment) <= MAX_ARRAY_INDEX) return Number(segment);
+  throw validationError("Validation error", [{ property: at.join("."), message: "an array element is named by its index (0, 1, ...)" }]);
+}
+
+/** An index far past the end would pad the array with millions of nulls. */
+const MAX_ARRAY_INDEX = 100_000;
+
+function patchValue(current: unknown, patch: unknown, mode: PatchMode): unknown {
+  if (mode === "merge") return mergePatch(current, patch);
+  return isObject(current) && isObject(patch) ? shallowPatch(current, patch) : patch;
+}
+
+function isObject(value: unknown): value is Doc {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 function hasProperty(doc: Doc, path: string[]): boolean {

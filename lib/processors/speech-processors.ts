@@ -54,6 +54,7 @@ export const yandexSpeechkitTts: ProcessorKind = {
 
 /** POST {base}/speech/v1/tts:synthesize, form-encoded; the answer is the audio itself. */
 async function synthesizeWithYandex(call: ProcessorCall, text: string, language: string, format: string, apiKey: string): Promise<ProducedFile> {
+  if (!/\S/.test(text)) throw call.invalid(`${call.name}: text is empty (nothing to speak)`);
   const form = new URLSearchParams({ text, lang: language, format: format === "wav" ? "lpcm" : format === "opus" ? "oggopus" : "mp3" });
   if (format === "wav") form.set("sampleRateHertz", "48000");
   const speaker = stringArg(call, "speaker");
@@ -74,6 +75,7 @@ async function synthesizeWithYandex(call: ProcessorCall, text: string, language:
 
 async function synthesizeLocally(call: ProcessorCall, text: string, language: string, format: "wav" | "mp3"): Promise<ProducedFile> {
   if (text.length > MAX_SPEECH_CHARS) throw call.invalid(`${call.name}: text longer than ${MAX_SPEECH_CHARS} characters`);
+  if (!/\S/.test(text)) throw call.invalid(`${call.name}: text is empty (nothing to speak)`);
   const voice = await localVoice(call, language);
   return heavyWork.run(async () => {
     const { pcm, sampleRate } = await runEspeak(call, text, voice);

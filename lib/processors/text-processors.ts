@@ -48,9 +48,12 @@ export const random: ProcessorKind = {
     const n = length as number;
     if (type === "uuid") return randomUUID();
     if (type === "integer") {
-      // `length` digits, kept within JSON's safe integers.
+      // `length` digits, kept within JSON's safe integers; digit by digit (randomInt's range stops at 2^48).
       const digits = Math.min(n, 15);
-      return randomInt(10 ** (digits - 1) - (digits === 1 ? 1 : 0), 10 ** digits);
+      if (digits === 1) return randomInt(10);
+      let text = String(randomInt(1, 10));
+      while (text.length < digits) text += String(randomInt(10));
+      return Number(text);
     }
     let out = "";
     for (let i = 0; i < n; i++) out += ALPHABET[randomInt(ALPHABET.length)];
@@ -147,7 +150,9 @@ export const htmlToText: ProcessorKind = {
 
 /** Reader-mode extraction (Firefox's Readability over linkedom's DOM); `content` sanitized like markdown's output. */
 export function extractReadable(html: string): { content: string; title: string; short_title: string; excerpt: string; word_count: number } {
-  const { document } = parseHTML(html);
+  // Text without any element (linkedom gives no root for it) is read as the body of a page.
+  let { document } = parseHTML(html);
+  if (!document.documentElement) ({ document } = parseHTML(`<!DOCTYPE html><html><head></head><body>${html}</body></html>`));
   const title = (document.title || "").trim();
   const article = new Readability(document as unknown as Document).parse();
   const content = sanitizeHtml(article?.content ?? "", SANITIZE);

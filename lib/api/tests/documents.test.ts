@@ -97,6 +97,43 @@ describe("documents: create, read, save, patch, delete", () => {
     expect((await t.server.request(`${docs("props")}p/zzz/`, as({ method: "DELETE" }))).status).toBe(404);
   });
 
+  it("property paths: POST creates (201, 409 when present), PATCH changes (shallow or merge patch; 404 when absent)", async () => {
+    const p = `${docs("props2")}q/`;
+    await t.server.request(docs("props2"), as({ json: { _id: "q", o: { a: 1, n: { x: 1, y: 2 } }, s: "text" } }));
+    const created = await t.server.request(`${p}fresh/`, as({ json: [1, 2] }));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toEqual([1, 2]);
+    const taken = await t.server.request(`${p}fresh/`, as({ json: 3 }));
+    expect(taken.status).toBe(409);
+    expect(taken.body).toEqual({ message: "Document property already exists." });
+
+    const shallow = await t.server.request(`${p}o/`, as({ method: "PATCH", json: { n: { x: 5 }, b: 2 } }));
+    expect(shallow.status, shallow.text).toBe(200);
+    expect(shallow.body).toEqual({ a: 1, n: { x: 5 }, b: 2 });
+    const merged = await t.server.request(`${p}o/`, as({ method: "PATCH", body: JSON.stringify({ n: { y: 7 }, a: null }), headers: { "content-type": "application/merge-patch+json" } }));
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body).toEqual({ n: { x: 5, y: 7 }, b: 2 });
+    const scalar = await t.server.request(`${p}s/`, as({ method: "PATCH", json: { now: "object" } }));
+    expect(scalar.body).toEqual({ now: "object" });
+    const absent = await t.server.request(`${p}nothing/`, as({ method: "PATCH", json: { a: 1 } }));
+    expect(absent.status).toBe(404);
+    expect(absent.body).toEqual({ message: "Document property not found." });
+    expect((await t.server.request(p, as())).body).toEqual({ _id: "q", o: { n: { x: 5, y: 7 }, b: 2 }, s: { now: "object" }, fresh: [1, 2] });
+  });
+
+  it("property paths into an array take indexes only: a name there is 422 and nothing is stored", async () => {
+    const p = `${docs("props3")}arr/`;
+    await t.server.request(docs("props3"), as({ json: { _id: "arr", tags: ["a", "b"], rows: [{ k: 1 }] } }));
+    for (const [path, property] of [["tags/color/", "tags.color"], ["tags/-1/", "tags.-1"], ["tags/1.5/", "tags.1.5"], ["rows/first/k/", "rows.first"]]) {
+      const res = await t.server.request(`${p}${path}`, as({ method: "PUT", json: "red" }));
+      expect(res.status, `${path} ${res.text}`).toBe(422);
+      expect(res.body.errors[0].property).toBe(property);
+    }
+    expect((await t.server.request(`${p}rows/0/k/`, as({ method: "PUT", json: 2 }))).status).toBe(200);
+    expect((await t.server.request(`${p}tags/2/`, as({ method: "PUT", json: "c" }))).status).toBe(201);
+    expect((await t.server.request(p, as())).body).toEqual({ _id: "arr", tags: ["a", "b", "c"], rows: [{ k: 2 }] });
+  });
+
   it("fields and fields_exclude on reads", async () => {
     await t.server.request(docs("proj"), as({ json: { _id: "f", a: 1, b: { c: 2, d: 3 } } }));
     expect((await t.server.request(`${docs("proj")}f/?fields=b.c`, as())).body).toEqual({ _id: "f", b: { c: 2 } });

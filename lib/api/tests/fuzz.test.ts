@@ -166,13 +166,15 @@ describe("fuzz: no 500, no hang, prototypes untouched", () => {
     );
   });
 
-  it("JSON bodies on document writes (create, save, property PUT, both PATCHes)", async () => {
+  it("JSON bodies on document writes (create, save, property PUT/POST/PATCH, both PATCHes)", async () => {
+    const kinds = ["POST", "PUT", "PATCH", "PATCH+merge", "PROP PUT", "PROP POST", "PROP PATCH", "PROP PATCH+merge"];
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom("POST", "PUT", "PATCH", "PATCH+merge", "PROP"), anyJson, word, async (kind, body, key) => {
+      fc.asyncProperty(fc.constantFrom(...kinds), anyJson, word, async (kind, body, key) => {
         const base = "/api/collections/fz/documents/";
-        const path = kind === "POST" ? base : kind === "PROP" ? `${base}d1/${percentEncode(key) || "k"}/` : `${base}d1/`;
-        const method = kind === "PROP" ? "PUT" : kind.split("+")[0];
-        const type = kind === "PATCH+merge" ? "application/merge-patch+json" : "application/json";
+        const property = kind.startsWith("PROP ");
+        const path = kind === "POST" ? base : property ? `${base}d1/${percentEncode(key) || "k"}/` : `${base}d1/`;
+        const method = kind.replace("PROP ", "").split("+")[0];
+        const type = kind.endsWith("+merge") ? "application/merge-patch+json" : "application/json";
         await send(path, { method, headers: { "content-type": type }, body: JSON.stringify(body) });
       }),
       params(),

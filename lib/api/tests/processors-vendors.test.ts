@@ -253,6 +253,21 @@ describe("speech", () => {
     expect((await fileRows(t.owner.project)).length).toBe(rowsBefore);
   });
 
+  it("an empty text is bad input (422 naming the property), not a failed engine (502); nothing is stored", async () => {
+    const c = await collectionWith({
+      text: { type: "string" },
+      v: { type: "file", processors: [{ name: "text_to_speech", in: { text: { property: "text" } } }] },
+      y: { type: "file", processors: [{ name: "yandex_speechkit_tts", in: { text: { property: "text" } } }] },
+    });
+    for (const text of ["", "  \n "]) {
+      const res = await t.server.request(docs(c), as({ json: { _id: "e", text } }));
+      expect(res.status, res.text).toBe(422);
+      expect(["v", "y"]).toContain(res.body.errors[0].property);
+      expect(res.body.errors[0].message).toMatch(/empty/);
+    }
+    expect((await t.server.request(`${docs(c)}e/`, as())).status).toBe(404);
+  });
+
   it("a language the local engine lacks is 422 naming the property", async () => {
     const c = await collectionWith({ v: { type: "file", processors: [{ name: "text_to_speech", in: { text: { value: "hi" }, language: { value: "xx-YY" } } }] } });
     const res = await t.server.request(docs(c), as({ json: {} }));

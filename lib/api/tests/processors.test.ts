@@ -97,6 +97,34 @@ describe("text processors on real inputs", () => {
     expect(stored.body).toEqual(res.body);
   });
 
+  it("random integers of 15 digits and more (kept at 15, JSON's safe integers) and of one digit", async () => {
+    const c = await collectionWith({
+      long: { type: "integer", processors: [{ name: "random", in: { random_type: { value: "integer" }, length: { value: 20 } } }] },
+      fifteen: { type: "integer", processors: [{ name: "random", in: { random_type: { value: "integer" }, length: { value: 15 } } }] },
+      one: { type: "integer", processors: [{ name: "random", in: { random_type: { value: "integer" }, length: { value: 1 } } }] },
+    });
+    for (let i = 0; i < 5; i++) {
+      const res = await t.server.request(docs(c), as({ json: {} }));
+      expect(res.status, res.text).toBe(201);
+      expect(String(res.body.long)).toMatch(/^[1-9]\d{14}$/);
+      expect(String(res.body.fifteen)).toMatch(/^[1-9]\d{14}$/);
+      expect(Number.isSafeInteger(res.body.long)).toBe(true);
+      expect(String(res.body.one)).toMatch(/^\d$/);
+    }
+  });
+
+  it("readability reads text without any HTML element as a page's body (no 500)", async () => {
+    const c = await collectionWith({
+      html: { type: "string" },
+      page: { type: "object", additionalProperties: true, processors: [{ name: "readability", in: { text: { property: "html" } } }] },
+    });
+    for (const html of ["plain", ""]) {
+      const res = await t.server.request(docs(c), as({ json: { html } }));
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.page).toMatchObject({ title: "", short_title: "" });
+    }
+  });
+
   it("md5, template (with a nested context), markdown, html_to_text, readability, sentiment, local language detection", async () => {
     const article = `<html><head><title>Rivers of the North - Atlas</title></head><body><nav><a href="/">Home</a></nav>
       <article><h1>Rivers of the North</h1>${"<p>The northern rivers carry cold water from the mountains to the sea, through forests and wide valleys where few people live. </p>".repeat(8)}</article>
