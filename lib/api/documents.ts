@@ -13,7 +13,8 @@ import { patchDocument, patchModeOf } from "../documents/patch-document";
 import { resolveEmbeds } from "../documents/resolve-embeds";
 import { saveDocument } from "../documents/save-document";
 import { updateDocuments } from "../documents/update-documents";
-import { badRequest, forbidden, notFound } from "../errors";
+import { badRequest, forbidden, notFound, validationError } from "../errors";
+import { collectionIdErrors } from "../collections/collection";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonObject } from "../http/json-body";
@@ -75,7 +76,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
         delete: async (c) => {
           const collectionId = collection(c, "delete");
           const body = await readJsonObject(c);
-          const deleted = await deleteDocuments(requestScope(c), { collectionId, filter: filterOf(body) });
+          const deleted = await deleteDocuments(requestScope(c), { collectionId, filter: filterOf(c, body) });
           return c.json({ deleted });
         },
       },
@@ -198,7 +199,7 @@ async function update(c: Context<ApiEnv>, upsert: boolean) {
   if (upsert) allow(c, "write", collectionId);
   const body = await readJsonObject(c);
   if (body.operation === undefined) throw badRequest("operation required");
-  const result = await updateDocuments(requestScope(c), { collectionId, filter: filterOf(body), operation: body.operation, upsert });
+  const result = await updateDocuments(requestScope(c), { collectionId, filter: filterOf(c, body), operation: body.operation, upsert });
   return c.json(result);
 }
 
@@ -209,6 +210,10 @@ async function update(c: Context<ApiEnv>, upsert: boolean) {
 function collection(c: Context<ApiEnv>, action: Action, documentId?: string, check = true): string {
   const raw = pathParam(c, "collection");
   const id = SYSTEM_ALIASES[raw] ?? raw;
+  // A write may create the collection (CONTRACT §4): its id must be one a collection can have.
+  const creates = action === "write" || action === "update";
+  if (creates && !READ_ONLY_EMPTY.has(id) && collectionIdErrors(id).length)
+    throw validationError("Validation error", collectionIdErrors(id).map((e) => ({ ...e, property: "collection" })));
   if (id.startsWith("_")) {
     if (!READ_ONLY_EMPTY.has(id)) throw notFound("Collection not found.");
     if (action !== "read") throw forbidden("System collection is read-only");
@@ -255,11 +260,12 @@ function propertyPath(c: Context<ApiEnv>): string[] {
   });
 }
 
-function filterOf(body: Record<string, unknown>): Record<string, unknown> | undefined {
-  const filter = body.filter;
-  if (filter === undefined || filter === null) return undefined;
-  if (typeof filter !== "object" || Array.isArray(filter)) throw badRequest("filter must be a JSON object");
-  return filter as Record<string, unknown>;
+/**
+ * An action's filter: the body's, else the URL's `?filter=` (as `find` reads it): a delete whose
+ * filter came in the URL must never be taken for "no filter", which deletes every document.
+ */
+function filterOf(c: Context<ApiEnv>, body: Record<string, unknown>): Record<string, unknown> | undefined {
+  return readListQuery(new URL(c.req.url).searchParams, body).filter;
 }
 
 /** A document body: JSON (payload envelope unwrapped) or multipart of JSON literals. */

@@ -7,7 +7,7 @@ import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
-import { listInMemory } from "../lists/list-in-memory";
+import { listInMemory, recordsMatching } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
@@ -30,7 +30,20 @@ export function bindMembersApi(app: ProjectRoutes): void {
   app.get(BASE, (c) => list(c, {}));
   app.post(
     BASE,
-    withActions({ find: async (c) => list(c, await readJsonObject(c)) }, async (c) => {
+    withActions({
+      find: async (c) => list(c, await readJsonObject(c)),
+      // Delete by criteria (CONTRACT §3): the members the filter selects are removed; a filter
+      // that selects the owner removes nobody (403).
+      delete: async (c) => {
+        allow(c, "delete");
+        const { filter } = readListQuery(new URL(c.req.url).searchParams, await readJsonObject(c));
+        const projectId = c.get("project")._id;
+        const matching = recordsMatching((await listMembers(projectId)) as unknown as Record<string, unknown>[], filter);
+        if (matching.some((m) => m.role === "owner")) throw forbidden("The owner cannot be removed.");
+        for (const member of matching) await removeMember(projectId, member._id as string, c.get("principal"));
+        return c.json({ deleted: matching.length });
+      },
+    }, async (c) => {
       allow(c, "write");
       return invite(c, await readJsonObject(c));
     }),

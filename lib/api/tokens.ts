@@ -7,7 +7,7 @@ import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { readJsonObject } from "../http/json-body";
-import { listInMemory } from "../lists/list-in-memory";
+import { listInMemory, recordsMatching } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
@@ -30,7 +30,18 @@ export function bindTokensApi(app: ProjectRoutes): void {
   app.get(BASE, (c) => list(c, {}));
   app.post(
     BASE,
-    withActions({ find: async (c) => list(c, await readJsonObject(c)) }, async (c) => {
+    withActions({
+      find: async (c) => list(c, await readJsonObject(c)),
+      // Delete by criteria (CONTRACT §3): every token the filter selects is revoked.
+      delete: async (c) => {
+        allow(c, "delete");
+        const { filter } = readListQuery(new URL(c.req.url).searchParams, await readJsonObject(c));
+        const projectId = c.get("project")._id;
+        const matching = recordsMatching((await listTokens(projectId)) as unknown as Record<string, unknown>[], filter);
+        for (const token of matching) await deleteToken(projectId, token._id as string);
+        return c.json({ deleted: matching.length });
+      },
+    }, async (c) => {
       allow(c, "write");
       return c.json(await createToken(c.get("project")._id, await readJsonObject(c)), 201);
     }),

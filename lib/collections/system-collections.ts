@@ -21,8 +21,9 @@ export function systemCollectionId(id: string): string | undefined {
   return (SYSTEM_COLLECTIONS as readonly string[]).includes(name) ? name : undefined;
 }
 
+/** A system collection (or its alias): 403 to create, change or delete. Other `_` names are 422 (lib/collections/collection.ts). */
 export function isSystemName(id: string): boolean {
-  return id.startsWith("_");
+  return systemCollectionId(id) !== undefined;
 }
 
 /** Display names (CONTRACT §4), found by `filter` and `text` over `/api/collections/`. */

@@ -1,11 +1,13 @@
 import type { Context, Handler } from "hono";
-import { badRequest } from "../errors";
+import { badRequest, forbidden } from "../errors";
 import type { ApiEnv } from "./env";
 
 /**
  * `POST` with `X-Action: <verb>` runs a verb on a resource (CONTRACT §1). A POST without the
  * header goes to `create`; an unknown verb is a 400 naming it.
  */
+const LIST_VERBS = new Set(["find", "update", "upsert", "delete"]);
+
 export function withActions(
   verbs: Record<string, Handler<ApiEnv>>,
   create?: Handler<ApiEnv>,
@@ -18,6 +20,9 @@ export function withActions(
       throw badRequest("X-Action header required");
     }
     const handler = table.get(verb);
+    // A list verb this resource does not take (a read-only collection's delete, a token's update)
+    // is known but not allowed; anything else is not a verb at all.
+    if (!handler && LIST_VERBS.has(verb)) throw forbidden(`Action ${verb} is not allowed here`);
     if (!handler) throw badRequest(`Unknown action: ${verb}`);
     return handler(c, next);
   };

@@ -37,6 +37,13 @@ export function listInMemory<T extends Record<string, unknown>>(
   return { items, total: selected.length };
 }
 
+/** The records `filter` (a raw filter object; none: all) selects, for actions on in-memory collections. */
+export function recordsMatching<T extends Record<string, unknown>>(records: T[], filter: Record<string, unknown> | undefined): T[] {
+  if (!filter) return records;
+  const node = parseFilter(filter);
+  return records.filter((record) => matchFilter(node, record as Json));
+}
+
 /**
  * Total order (CONTRACT §3): after the requested keys, the record's identity (`_id`, or `id` for
  * `_hooks_history`) breaks every tie, so pages never repeat or skip a record whatever the caller

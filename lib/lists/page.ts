@@ -15,6 +15,12 @@ export function pageOf<T>(items: T[], total: number, query: ListQuery, requestUr
   const link = (page: number) => {
     const url = new URL(requestUrl);
     url.searchParams.delete("token");
+    // The query as answered, a body's (`X-Action: find`) filter and text included: following a
+    // link with GET gives the next page of the same list.
+    if (query.filter) url.searchParams.set("filter", JSON.stringify(query.filter));
+    else url.searchParams.delete("filter");
+    if (query.text) url.searchParams.set("text", query.text);
+    else url.searchParams.delete("text");
     url.searchParams.set("page", String(page));
     url.searchParams.set("per_page", String(query.perPage));
     return url.toString();

@@ -57,13 +57,36 @@ describe("collections API", () => {
     expect(events.rows.map((r) => r.kind)).toEqual(["created", "deleted"]);
   });
 
-  it("refuses bad ids (422) and system collections (403)", async () => {
-    expect((await t.server.request("/api/collections/_mine/", as({ json: {} }))).status).toBe(403);
+  it("refuses bad ids (422, a leading _ too) and system collections (403)", async () => {
+    const reserved = await t.server.request("/api/collections/_mine/", as({ json: {} }));
+    expect(reserved.status).toBe(422);
+    expect(reserved.body.errors[0].property).toBe("_id");
+    expect((await t.server.request("/api/collections/", as({ method: "PUT", json: { _id: "_mine" } }))).status).toBe(422);
+    expect((await t.server.request("/api/collections/_mine/", as({ method: "DELETE" }))).status).toBe(404);
     expect((await t.server.request("/api/collections/", as({ json: { _id: "bad name" } }))).status).toBe(422);
     expect((await t.server.request("/api/collections/_tokens/", as({ method: "PUT", json: {} }))).status).toBe(403);
     expect((await t.server.request("/api/collections/_files/", as({ method: "DELETE" }))).status).toBe(403);
     expect((await t.server.request("/api/collections/_users/", as())).body.is_system).toBe(true);
     expect((await t.server.request("/api/collections/x/", as({ json: { bogus: 1 } }))).status).toBe(422);
+  });
+
+  it("a document write cannot create a collection under an id a collection may not have (422, nothing created)", async () => {
+    const long = "b".repeat(65);
+    for (const id of ["-bad", "a.b", long, "_mine"]) {
+      for (const [path, options] of [
+        [`/api/collections/${encodeURIComponent(id)}/documents/`, { json: { a: 1 } }],
+        [`/api/collections/${encodeURIComponent(id)}/documents/d1/`, { method: "PUT", json: { a: 1 } }],
+        [`/api/collections/${encodeURIComponent(id)}/documents/`, { action: "upsert", json: { filter: { a: 1 }, operation: { $set: { b: 1 } } } }],
+      ] as const) {
+        const res = await t.server.request(path, as(options));
+        expect(res.status, `${id} ${path} ${res.text}`).toBe(422);
+        expect(res.body.errors[0].property).toBe("collection");
+      }
+      expect((await t.server.request(`/api/collections/${encodeURIComponent(id)}/documents/`, as())).status).toBe(404);
+    }
+    const ids = (await t.server.request("/api/collections/?per_page=1000", as())).body.items.map((c: { _id: string }) => c._id);
+    expect(ids).not.toContain("a.b");
+    expect(ids).not.toContain("-bad");
   });
 
   it("a token without manage rights cannot define collections (403)", async () => {

@@ -175,6 +175,17 @@ describe("lists and queries", () => {
     expect(beyond.body.total).toBe(7);
   });
 
+  it("page links carry the query answered, a find body's filter and text included", async () => {
+    const find = await t.server.request(`${docs("items")}?per_page=2`, as({ action: "find", json: { filter: { n: { $gte: 20 } } } }));
+    expect(find.body.total).toBe(6);
+    const next = new URL(find.body.links.next);
+    expect(JSON.parse(next.searchParams.get("filter")!)).toEqual({ n: { $gte: 20 } });
+    const followed = await t.server.request(`${next.pathname}${next.search}`, as());
+    expect(followed.body.total).toBe(6);
+    expect(followed.body.page).toBe(2);
+    expect(followed.body.items.map((d: { _id: string }) => d._id)).toEqual(["i22", "i23"]);
+  });
+
   it("text search needs a text index (400)", async () => {
     expect((await t.server.request(`${docs("items")}?text=hello`, as())).status).toBe(400);
   });
@@ -209,8 +220,11 @@ describe("update, upsert, delete by criteria", () => {
     const some = await t.server.request(docs("del"), as({ action: "Delete", json: { payload: { filter: { _id: { $in: ["d1", "d2", "nope"] } } } } }));
     expect(some.body).toEqual({ deleted: 2 });
     expect((await t.server.request("/api/collections/del/", as())).body.documents_count).toBe(2);
+    // A filter in the URL is the filter (it is never taken for "no filter", which deletes all).
+    const byUrl = await t.server.request(`${docs("del")}?filter=${encodeURIComponent('{"n":3}')}`, as({ action: "delete", json: {} }));
+    expect(byUrl.body).toEqual({ deleted: 1 });
     const all = await t.server.request(docs("del"), as({ action: "delete", json: {} }));
-    expect(all.body).toEqual({ deleted: 2 });
+    expect(all.body).toEqual({ deleted: 1 });
     expect((await t.server.request("/api/collections/del/", as())).body.documents_count).toBe(0);
     expect((await t.server.request(docs("never"), as({ action: "delete", json: {} }))).status).toBe(404);
   });

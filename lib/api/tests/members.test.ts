@@ -240,6 +240,21 @@ describe("_users", () => {
     expect((await server.request(path, { ...asOwner(), method: "PUT", json: { role: "owner", is_active: true } })).status).toBe(200);
   });
 
+  it("delete by criteria removes the members selected; a filter selecting the owner removes nobody (403)", async () => {
+    const a = uniqueEmail();
+    const b = uniqueEmail();
+    expect((await invite(a)).status).toBe(201);
+    expect((await invite(b)).status).toBe(201);
+    const withOwner = await server.request(USERS, { ...asOwner(), action: "delete", json: { filter: { _id: { $in: [a, owner.email] } } } });
+    expect(withOwner.status).toBe(403);
+    expect((await server.request(`${USERS}${a}/`, asOwner())).status).toBe(200);
+    const removed = await server.request(USERS, { ...asOwner(), action: "delete", json: { filter: { _id: { $in: [a, b] } } } });
+    expect(removed.body).toEqual({ deleted: 2 });
+    expect((await server.request(`${USERS}${a}/`, asOwner())).status).toBe(404);
+    expect((await server.request(`${USERS}${owner.email}/`, asOwner())).status).toBe(200);
+    expect((await server.request(USERS, { ...asOwner(), action: "update", json: { filter: {}, operation: { $set: { role: "admin" } } } })).status).toBe(403);
+  });
+
   it("refuses an invalid e-mail address with 422", async () => {
     for (const bad of ["not-an-email", "a b@example.test", "", 42]) {
       const response = await server.request(USERS, { ...asOwner(), json: { _id: bad } });

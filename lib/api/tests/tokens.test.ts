@@ -44,6 +44,25 @@ describe("tokens", () => {
     expect(rows[0].secret_hash).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  it("delete by criteria revokes the tokens the filter selects; update and upsert are 403; unknown verbs 400", async () => {
+    const as = { project: owner.project, session: owner.session };
+    for (const id of ["gone-1", "gone-2", "kept-1"]) expect((await server.request(base, { ...as, json: { _id: id, name: id } })).status).toBe(201);
+    const deleted = await server.request(base, { ...as, action: "delete", json: { payload: { filter: { _id: { $in: ["gone-1", "gone-2", "nobody"] } } } } });
+    expect(deleted.status, deleted.text).toBe(200);
+    expect(deleted.body).toEqual({ deleted: 2 });
+    expect((await server.request(`${base}gone-1/`, as)).status).toBe(404);
+    expect((await server.request(`${base}kept-1/`, as)).status).toBe(200);
+    // A filter in the URL counts as one: it is never read as "no filter".
+    const byUrl = await server.request(`${base}?filter=${encodeURIComponent('{"_id":"nobody"}')}`, { ...as, action: "delete", json: {} });
+    expect(byUrl.body).toEqual({ deleted: 0 });
+    expect((await server.request(`${base}kept-1/`, as)).status).toBe(200);
+    for (const action of ["update", "upsert"]) {
+      const res = await server.request(base, { ...as, action, json: { filter: {}, operation: { $set: { name: "x" } } } });
+      expect(res.status).toBe(403);
+    }
+    expect((await server.request(base, { ...as, action: "frob", json: {} })).status).toBe(400);
+  });
+
   it("normalises the legacy flat form and the create alias", async () => {
     const created = await server.request(base, {
       project: owner.project,
