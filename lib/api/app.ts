@@ -1,7 +1,8 @@
 import { Hono } from "hono";
 import type { ApiEnv } from "../http/env";
 import { edgeHeaders } from "../http/edge-headers";
-import { errorResponse, pageNotFound } from "../http/errors";
+import { errorResponse } from "../http/errors";
+import { notFoundOrMethodNotAllowed } from "../http/route-methods";
 import { projectRoutes } from "../http/project-routes";
 import { readRequestContext } from "../http/request-context";
 import { bindCollectionsApi } from "./collections";
@@ -29,7 +30,7 @@ import { bindUserApi } from "./user";
 export function createApiApp(): Hono<ApiEnv> {
   const app = new Hono<ApiEnv>({ strict: false }).basePath("/api");
   app.onError((error, c) => errorResponse(c, error));
-  app.notFound(pageNotFound);
+  app.notFound(notFoundOrMethodNotAllowed(app));
   // CORS, preflights and frame protection first: they hold for every answer, before any lookup.
   app.use(edgeHeaders);
   app.use(readRequestContext);

@@ -66,6 +66,11 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
     const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonBody(c) });
     return c.json(set.value as object, set.created ? 201 : 200);
   }));
+  app.post("/collections/:id/:path{.+}", property(async (c, id, path) => {
+    allow(c, "update", id);
+    const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonBody(c), createOnly: true });
+    return c.json(set.value as object, 201);
+  }));
   app.patch("/collections/:id/:path{.+}", property(async (c, id, path) => {
     allow(c, "update", id);
     return c.json((await patchCollectionProperty(c.get("project")._id, { id, path, patch: await readJsonBody(c) })) as object);

@@ -1,4 +1,4 @@
-import { notFound, validationError } from "../errors";
+import { conflict, notFound, validationError } from "../errors";
 import { mergePatch } from "../documents/merge-patch";
 import { checkPropertyPath, setOwn } from "../query/json-input";
 import type { CollectionView } from "./collection";
@@ -23,10 +23,15 @@ export async function readCollectionProperty(projectId: string, id: string, path
   return found.value;
 }
 
-export async function setCollectionProperty(projectId: string, input: { id: string; path: string[]; value: unknown }): Promise<{ value: unknown; created: boolean }> {
+/** PUT sets (`created` when absent); POST (`createOnly`) creates only: 409 when the property exists. */
+export async function setCollectionProperty(
+  projectId: string,
+  input: { id: string; path: string[]; value: unknown; createOnly?: boolean },
+): Promise<{ value: unknown; created: boolean }> {
   let created = false;
   const collection = await editDefinition(projectId, input.id, input.path, (definition) => {
     created = !lookUp(definition, input.path).exists;
+    if (input.createOnly && !created) throw conflict("Collection property already exists.");
     assign(definition, input.path, input.value);
   });
   return { value: lookUp(asRecord(collection), input.path).value, created };

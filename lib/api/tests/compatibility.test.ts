@@ -83,6 +83,22 @@ describe("collection property paths", () => {
     expect((await t.server.request("/api/collections/deep/", as())).body.name).toBe("Deep");
   });
 
+  it("POST creates a property (201), 409 when it exists; the definition is validated like any save", async () => {
+    await t.server.request("/api/collections/", as({ json: { _id: "posted" } }));
+    const path = "/api/collections/posted/schema/properties/n/";
+    const created = await t.server.request(path, as({ json: { type: "integer" } }));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toEqual({ type: "integer" });
+    const again = await t.server.request(path, as({ json: { type: "string" } }));
+    expect(again.status).toBe(409);
+    expect(again.body).toEqual({ message: "Collection property already exists." });
+    expect((await t.server.request(path, as())).body).toEqual({ type: "integer" });
+    expect((await t.server.request(docs("posted"), as({ json: { n: "text" } }))).status).toBe(422);
+    expect((await t.server.request("/api/collections/posted/schema/type/", as({ json: 7 }))).status).toBe(409);
+    expect((await t.server.request("/api/collections/posted/documents_count/", as({ json: 7 }))).status).toBe(422);
+    expect((await t.server.request("/api/collections/ghost/description/", as({ json: "x" }))).status).toBe(404);
+  });
+
   it("refuses what cannot change: 422 for server keys and bad schemas, 403 on system collections, 404 on missing ones", async () => {
     await t.server.request("/api/collections/", as({ json: { _id: "fixed" } }));
     expect((await t.server.request("/api/collections/fixed/documents_count/", as({ method: "PUT", json: 5 }))).status).toBe(422);

@@ -17,12 +17,31 @@ describe("the request pipeline", () => {
       expect(response.status).toBe(404);
       expect(response.body).toEqual({ message: "Page not found" });
     }
-    // A collection property path may be any depth (GET, PUT, PATCH, DELETE: 401 without
-    // credentials like any route); POST has no such route, so it is an unknown path.
-    const underProject = await server.request("/api/collections/x/nothing/", { project: owner.project, method: "POST" });
-    expect(underProject.status).toBe(404);
-    expect(underProject.body).toEqual({ message: "Page not found" });
+    // A collection property path may be any depth (401 without credentials like any route).
     expect((await server.request("/api/collections/x/nothing/", { project: owner.project, method: "PUT" })).status).toBe(401);
+    expect((await server.request("/api/collections/x/nothing/", { project: owner.project, method: "POST" })).status).toBe(401);
+  });
+
+  it("answers 405 with Allow for a path that exists with other methods", async () => {
+    const cases: [string, string, Record<string, string>, string[]][] = [
+      ["DELETE", "/api/user/", {}, ["GET", "PATCH", "POST"]],
+      ["POST", "/api/info/", { "x-project": owner.project }, ["GET"]],
+      ["PATCH", "/api/collections/", { "x-project": owner.project }, ["GET", "POST", "PUT"]],
+      ["DELETE", "/api/user/projects/", {}, ["GET", "POST"]],
+      ["PUT", "/api/health/", {}, ["GET"]],
+    ];
+    for (const [method, path, headers, allowed] of cases) {
+      const res = await server.request(path, { method, headers });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.body).toEqual({ message: "Method not allowed" });
+      const allow = res.headers.get("allow")!.split(", ");
+      expect(allow).toEqual(expect.arrayContaining([...allowed, "OPTIONS"]));
+      expect(allow).not.toContain(method);
+      expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    }
+    // Without the trailing slash too; an unknown path stays 404.
+    expect((await server.request("/api/info", { method: "POST", headers: { "x-project": owner.project } })).status).toBe(405);
+    expect((await server.request("/api/infox/", { method: "POST" })).status).toBe(404);
   });
 
   it("serves a path with and without its trailing slash, never redirecting", async () => {

@@ -1,0 +1,39 @@
+import type { Context, Hono } from "hono";
+import type { ApiEnv } from "./env";
+
+/**
+ * 405 for a path that exists with other methods (CONTRACT §11), 404 `Page not found` for one that
+ * does not exist at all. Hono answers both with its not-found handler; this tells them apart from
+ * the app's own route table (middleware, registered for every method, does not count). A request
+ * whose own method matches a route and still ends here was stepped past by that route (a system
+ * collection's path the generic handlers leave to others): that is a 404 as before.
+ */
+export function notFoundOrMethodNotAllowed(app: Hono<ApiEnv>): (c: Context) => Response {
+  let routes: { method: string; pattern: RegExp }[] | undefined;
+  return (c) => {
+    routes ??= app.routes.filter((r) => r.method !== "ALL").map((r) => ({ method: r.method, pattern: compile(r.path) }));
+    const path = new URL(c.req.url).pathname.replace(/\/+$/, "") || "/";
+    const methods = new Set(routes.filter((r) => r.pattern.test(path)).map((r) => r.method));
+    const method = c.req.method === "HEAD" ? "GET" : c.req.method;
+    if (methods.size === 0 || methods.has(method)) return c.json({ message: "Page not found" }, 404);
+    if (methods.has("GET")) methods.add("HEAD");
+    methods.add("OPTIONS");
+    c.header("Allow", [...methods].join(", "));
+    return c.json({ message: "Method not allowed" }, 405);
+  };
+}
+
+/** Hono's path syntax (`/a/:id/:rest{.+}`, `*`) as an anchored RegExp over a path without its trailing slash. */
+function compile(path: string): RegExp {
+  const body = path
+    .replace(/\/+$/, "")
+    .split("/")
+    .map((segment) => {
+      if (segment === "*") return "[^]*";
+      const param = /^:[A-Za-z0-9_]+(?:\{(.+)\})?(\?)?$/.exec(segment);
+      if (param) return param[1] ? `(?:${param[1]})` : "[^/]+";
+      return segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    })
+    .join("/");
+  return new RegExp(`^${body}$`);
+}
