@@ -6,6 +6,16 @@ import next from "next";
 import { apiApp } from "./lib/api/app";
 import { startBackgroundWorkers } from "./lib/background-workers";
 import { checkFileBlobStore } from "./lib/files/file-blob-store";
+import { edgeHeadersFor } from "./lib/http/edge-headers";
+
+/**
+ * A request the adapter cannot make a Request of (a backslash in the path, a Host that is no
+ * host[:port]) never reaches the app: it still gets the contract's JSON error and CORS headers.
+ */
+function malformedRequest(error: unknown): Response {
+  const reason = error instanceof Error && error.name === "RequestError" ? error.message : "malformed request";
+  return Response.json({ message: `Bad request: ${reason}` }, { status: 400, headers: edgeHeadersFor(undefined) });
+}
 
 type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 
@@ -15,7 +25,7 @@ type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: ()
  */
 export async function startServer(options: { port: number; dev?: boolean; withDashboard?: boolean }) {
   await checkFileBlobStore(); // a misconfigured S3 store stops the start with its reason
-  const api = getRequestListener(apiApp().fetch);
+  const api = getRequestListener(apiApp().fetch, { errorHandler: malformedRequest });
   let dashboard: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   if (options.withDashboard !== false) {
     // Next needs its own address to follow server-action redirects (sign-in, sign-out).

@@ -47,6 +47,11 @@ export const edgeHeaders: MiddlewareHandler<ApiEnv> = async (c, next) => {
   for (const [name, value] of Object.entries(headers)) if (!answer.headers.has(name)) answer.headers.set(name, value);
 };
 
+/** The headers every `/api/` answer carries, for a request from `origin`. */
+export function edgeHeadersFor(origin: string | undefined): Record<string, string> {
+  return answerHeaders(origin, process.env.ARCA_CORS_ORIGINS);
+}
+
 function answerHeaders(origin: string | undefined, configured: string | undefined): Record<string, string> {
   const headers: Record<string, string> = { ...FRAME_HEADERS, "access-control-expose-headers": EXPOSED_HEADERS };
   const allowed = allowedOrigins(configured);

@@ -217,6 +217,19 @@ describe("bad input is a 4xx, never a 500 (issue 17 item 6)", () => {
   });
 });
 
+describe("requests the HTTP adapter cannot parse", () => {
+  it("a backslash in the path or a Host that is no host[:port] gets a JSON 400 with the CORS headers", async () => {
+    for (const [path, host] of [["/api/nope\\x", undefined], ["/api/user/projects/a\\b/", undefined], ["/api/health", "localhost:99999"], ["/api/health", "p.localhost:1.evil"]] as const) {
+      const res = await rawRequest(t.server.port, path, { headers: host ? { host } : {} });
+      expect(res.status, `${path} ${host}`).toBe(400);
+      expect(res.headers["content-type"]).toMatch(/^application\/json/);
+      expect(JSON.parse(res.text).message).toMatch(/^Bad request: /);
+      expect(res.headers["access-control-allow-origin"]).toBe("*");
+      expect(res.headers["access-control-expose-headers"]).toContain("Content-Range");
+    }
+  });
+});
+
 describe("multipart names and files (issue 10 item 10, issue 14 bug 8, issue 17 item 5)", () => {
   it("bracketed names build arrays in index order and equal dotted names", async () => {
     const res = await sendMultipart(docs("brackets"), [
