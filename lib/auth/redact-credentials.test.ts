@@ -17,6 +17,13 @@ describe("redactUrl", () => {
     expect(redactUrl("/api/collections/")).toBe("/api/collections/");
   });
 
+  it("redacts the document segment of a _tokens path (a token may be addressed by its secret)", () => {
+    expect(redactUrl("http://p.localhost/api/collections/_tokens/documents/s3cret/?page=1")).toBe("http://p.localhost/api/collections/_tokens/documents/[redacted]/?page=1");
+    expect(redactUrl("/api/collections/%5Ftokens/documents/s3cret")).toBe("/api/collections/%5Ftokens/documents/[redacted]");
+    expect(redactUrl("/api/collections/_tokens/documents/")).toBe("/api/collections/_tokens/documents/");
+    expect(redactUrl("/api/collections/posts/documents/_tokens/")).toBe("/api/collections/posts/documents/_tokens/");
+  });
+
   it("redacts a fragment that names a token", () => {
     expect(redactUrl("/f?x=1#token=abc")).toBe("/f?x=1#[redacted]");
   });

@@ -11,8 +11,27 @@ export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(["authorization",
 const URL_HEADERS: ReadonlySet<string> = new Set(["referer", "location", "content-location"]);
 const CREDENTIAL_PARAMS: ReadonlySet<string> = new Set(["token"]);
 
-/** The URL with the value of every credential query parameter replaced. */
+/**
+ * The segment after `_tokens/documents/` in a path: a token may be addressed by its secret
+ * (CONTRACT §9), and an id cannot be told from a secret, so it is always the secret's case.
+ */
+export function tokenPathSegment(url: string): string | undefined {
+  const path = url.split(/[?#]/, 1)[0];
+  const segments = path.split("/");
+  for (let i = 0; i + 2 < segments.length; i++) {
+    if (decodeLeniently(segments[i]).toLowerCase() === "_tokens" && decodeLeniently(segments[i + 1]).toLowerCase() === "documents" && segments[i + 2])
+      return segments[i + 2];
+  }
+  return undefined;
+}
+
+/** The URL with the value of every credential query parameter, and a token path's secret, replaced. */
 export function redactUrl(url: string): string {
+  const secret = tokenPathSegment(url);
+  if (secret !== undefined) {
+    const at = url.indexOf(`/${secret}`, url.search(/\/_tokens\/|\/%5ftokens\//i));
+    if (at >= 0) url = `${url.slice(0, at + 1)}${REDACTED}${url.slice(at + 1 + secret.length)}`;
+  }
   const queryStart = url.indexOf("?");
   if (queryStart < 0) return url;
   const hashStart = url.indexOf("#", queryStart);

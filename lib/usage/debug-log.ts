@@ -1,4 +1,4 @@
-import { REDACTED, redactHeader, redactUrl } from "../auth/redact-credentials";
+import { REDACTED, redactHeader, redactUrl, tokenPathSegment } from "../auth/redact-credentials";
 import { generateId } from "../auth/secrets";
 import { pool } from "../db/pool";
 import { query, type Queryable } from "../db/query";
@@ -51,7 +51,7 @@ export function enqueueDebugCall(projectId: string, call: DebugCall): void {
   const request = { method: call.method, url: redactUrl(call.url), headers: redactHeaders(call.requestHeaders), ...debugBody(call.requestBody) };
   const response = { status_code: call.statusCode, headers: redactHeaders(call.responseHeaders), ...debugBody(call.responseBody), time_took: call.timeTook };
   // A token created through `_tokens` shows its secret once, in the answer: not in `_debug`.
-  if (/\/_tokens(\/|$)/.test(new URL(call.url, "http://x").pathname)) redactTokenSecrets(response);
+  if (/\/_tokens(\/|$)/.test(new URL(call.url, "http://x").pathname)) redactTokenSecrets(response, tokenPathSegment(new URL(call.url, "http://x").pathname));
   state.queue.push({ projectId, dateCreated, record: { _id: generateId(), date_created: formatFileDate(dateCreated), request, response } });
   if (state.queue.length > QUEUE_LIMIT) {
     state.queue.splice(0, state.queue.length - QUEUE_LIMIT);
@@ -131,12 +131,25 @@ function redactHeaders(headers: Headers): Record<string, string> {
   return result;
 }
 
-function redactTokenSecrets(response: { body: unknown }): void {
+/** The secret shown once at creation, and one the path addressed (the answer's `_id` is the path's). */
+function redactTokenSecrets(response: { body: unknown }, pathSecret: string | undefined): void {
+  let addressed: string | undefined;
+  try {
+    addressed = pathSecret === undefined ? undefined : decodeURIComponent(pathSecret);
+  } catch {
+    addressed = pathSecret;
+  }
   const redact = (value: unknown) => {
-    if (value && typeof value === "object" && !Array.isArray(value) && "token" in value) (value as Record<string, unknown>).token = REDACTED;
+    if (!value || typeof value !== "object" || Array.isArray(value)) return;
+    const record = value as Record<string, unknown>;
+    if ("token" in record) record.token = REDACTED;
+    if (addressed !== undefined && record._id === addressed) record._id = REDACTED;
   };
   if (Array.isArray(response.body)) response.body.forEach(redact);
-  else if (typeof response.body === "string") response.body = response.body.replace(/("token"\s*:\s*")[^"]*"/g, `$1${REDACTED}"`);
+  else if (typeof response.body === "string") {
+    response.body = response.body.replace(/("token"\s*:\s*")[^"]*"/g, `$1${REDACTED}"`);
+    if (addressed) response.body = (response.body as string).split(addressed).join(REDACTED);
+  }
   else {
     redact(response.body);
     const items = (response.body as { items?: unknown } | null)?.items;

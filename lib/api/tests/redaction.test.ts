@@ -35,6 +35,12 @@ describe("credentials in _debug", () => {
     expect(calls.map((c) => c.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     const minted = calls[7].body.token as string;
     expect(minted).toBeTruthy();
+    // A token addressed by its secret (CONTRACT §9): the path, and the answer's `_id` which is the path's.
+    for (const path of [`/api/collections/_tokens/documents/${minted}/`, `/api/collections/%5Ftokens/documents/${minted}/?x=1`]) {
+      const bySecret = await t.server.request(path, { project: p.project, token: secret });
+      expect(bySecret.status).toBe(200);
+      expect(bySecret.body._id).toBe(minted);
+    }
     await flushDebugLog();
 
     const stored = await t.db.query<{ text: string }>("SELECT record::text AS text FROM debug_records WHERE project_id = $1", [p.project]);
