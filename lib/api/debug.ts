@@ -3,6 +3,7 @@ import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
+import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
@@ -37,7 +38,7 @@ export function bindDebugApi(app: ProjectRoutes): void {
         find: async (c) => list(c, await readJsonObject(c)),
         delete: async (c) => deleteMatching(c, await readJsonObject(c)),
       },
-      readOnly,
+      readOnlyCollection,
     ),
   );
   app.get(`${BASE}/:id`, async (c) => {
@@ -53,9 +54,10 @@ export function bindDebugApi(app: ProjectRoutes): void {
     await deleteDebugRecords(c.get("project")._id, [id]);
     return c.body(null, 204);
   });
-  app.post(`${BASE}/:id`, readOnly);
-  app.put(`${BASE}/:id`, readOnly);
-  app.patch(`${BASE}/:id`, readOnly);
+  app.post(`${BASE}/:id`, readOnlyCollection);
+  app.put(`${BASE}/:id`, readOnlyCollection);
+  app.put(BASE, readOnlyCollection);
+  app.patch(`${BASE}/:id`, readOnlyCollection);
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
@@ -74,10 +76,6 @@ async function deleteMatching(c: Context<ApiEnv>, body: Record<string, unknown>)
   const all = (await listDebugRecords(c.get("project")._id)) as unknown as Record<string, unknown>[];
   const ids = all.filter((r) => !filter || matchFilter(filter, r as Json)).map((r) => r._id as string);
   return c.json({ deleted: await deleteDebugRecords(c.get("project")._id, ids) });
-}
-
-function readOnly(): never {
-  throw forbidden("System collection is read-only");
 }
 
 function allow(c: Context<ApiEnv>, action: Action, documentId?: string): void {

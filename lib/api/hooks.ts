@@ -9,6 +9,7 @@ import { claimForRetry, queueTestDelivery, recordAttempt } from "../hooks/hook-d
 import { deleteHookHistory, deleteHookHistoryRecord, getHookHistoryRecord, listHookHistory } from "../hooks/hook-history";
 import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, saveHook } from "../hooks/hooks";
 import { withActions } from "../http/actions";
+import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
@@ -83,12 +84,13 @@ export function bindHooksApi(app: ProjectRoutes): void {
       },
     ),
   );
-  app.put(`${HOOKS}/:id`, async (c) => {
-    const projectId = c.get("project")._id;
-    const id = pathParam(c, "id");
-    allow(c, (await hookExists(projectId, id)) ? "update" : "write", id);
-    const { hook, created } = await saveHook(projectId, id, await readJsonObject(c));
-    return c.json(hook, created ? 201 : 200);
+  app.put(`${HOOKS}/:id`, async (c) => save(c, pathParam(c, "id"), await readJsonObject(c)));
+  // PUT without an id in the path (CONTRACT §5): saves the body's `_id`, or creates one.
+  app.put(HOOKS, async (c) => {
+    const body = await readJsonObject(c);
+    if (typeof body._id === "string") return save(c, body._id, body);
+    allow(c, "write");
+    return c.json(await createHook(c.get("project")._id, body), 201);
   });
   app.patch(`${HOOKS}/:id`, async (c) => {
     const projectId = c.get("project")._id;
@@ -96,9 +98,10 @@ export function bindHooksApi(app: ProjectRoutes): void {
     allow(c, "update", id);
     const body = await readJsonObject(c);
     if (/^application\/merge-patch\+json\b/i.test(c.req.header("content-type") ?? "")) {
+      // RFC 7396 on the hook as stored, saved whole: a key the patch removes takes its default.
       const current = await getHook(projectId, id);
       const merged = mergePatch(current, body) as Record<string, unknown>;
-      return c.json(await patchHook(projectId, id, merged));
+      return c.json((await saveHook(projectId, id, merged)).hook);
     }
     return c.json(await patchHook(projectId, id, body));
   });
@@ -109,6 +112,10 @@ export function bindHooksApi(app: ProjectRoutes): void {
   });
 
   app.get(HISTORY, (c) => history(c, {}));
+  // Read-only and deletable (CONTRACT §8): every other write is 403.
+  app.put(HISTORY, readOnlyCollection);
+  app.put(`${HISTORY}/:id`, readOnlyCollection);
+  app.patch(`${HISTORY}/:id`, readOnlyCollection);
   app.post(
     HISTORY,
     withActions({
@@ -120,7 +127,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
         if (filter !== undefined && filter !== null && (typeof filter !== "object" || Array.isArray(filter))) throw badRequest("filter must be a JSON object");
         return c.json({ deleted: await deleteHookHistory(c.get("project")._id, (filter ?? undefined) as Record<string, unknown> | undefined) });
       },
-    }),
+    }, readOnlyCollection),
   );
   app.get(`${HISTORY}/:id`, async (c) => {
     allowHistory(c, "read");
@@ -137,13 +144,20 @@ export function bindHooksApi(app: ProjectRoutes): void {
         await recordAttempt(delivery, await deliverHook(delivery.hook, { operationId: delivery.id, trigger: delivery.trigger, document: delivery.document }));
         return c.json(await getHookHistoryRecord(projectId, delivery.id));
       },
-    }),
+    }, readOnlyCollection),
   );
   app.delete(`${HISTORY}/:id`, async (c) => {
     allowHistory(c, "delete");
     await deleteHookHistoryRecord(c.get("project")._id, pathParam(c, "id"));
     return c.body(null, 204);
   });
+}
+
+async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown>) {
+  const projectId = c.get("project")._id;
+  allow(c, (await hookExists(projectId, id)) ? "update" : "write", id);
+  const { hook, created } = await saveHook(projectId, id, body);
+  return c.json(hook, created ? 201 : 200);
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {

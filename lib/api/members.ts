@@ -57,16 +57,16 @@ export function bindMembersApi(app: ProjectRoutes): void {
     allow(c, "write", pathParam(c, "id"));
     return invite(c, await readJsonObject(c), pathParam(c, "id"));
   });
-  app.put(`${BASE}/:id`, async (c) => {
-    const id = pathParam(c, "id");
+  // PUT without an id in the path (CONTRACT §5): saves the body's `_id` (an e-mail address).
+  app.put(BASE, async (c) => {
     const body = await readJsonObject(c);
-    if (!(await memberExists(c.get("project")._id, id))) {
-      allow(c, "write", id);
-      return invite(c, body, id);
+    if (typeof body._id !== "string") {
+      allow(c, "write");
+      return invite(c, body);
     }
-    allow(c, "update", id);
-    return c.json(await updateMember(c.get("project")._id, id, body, "replace"));
+    return save(c, body._id, body);
   });
+  app.put(`${BASE}/:id`, async (c) => save(c, pathParam(c, "id"), await readJsonObject(c)));
   app.patch(`${BASE}/:id`, async (c) => {
     allow(c, "update", pathParam(c, "id"));
     return c.json(await updateMember(c.get("project")._id, pathParam(c, "id"), await readJsonObject(c), "merge"));
@@ -80,6 +80,16 @@ export function bindMembersApi(app: ProjectRoutes): void {
     await removeMember(c.get("project")._id, id, principal);
     return c.body(null, 204);
   });
+}
+
+/** PUT: invites `id` (201) or saves the member's role and activity (200). */
+async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown>) {
+  if (!(await memberExists(c.get("project")._id, id))) {
+    allow(c, "write", id);
+    return invite(c, body, id);
+  }
+  allow(c, "update", id);
+  return c.json(await updateMember(c.get("project")._id, id, body, "replace"));
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {

@@ -3,6 +3,7 @@ import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
+import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
@@ -44,7 +45,7 @@ export function bindNotificationsApi(app: ProjectRoutes): void {
           find: async (c) => list(c, await readJsonObject(c)),
           delete: async (c) => deleteMatching(c, await readJsonObject(c)),
         },
-        readOnly,
+        readOnlyCollection,
       ),
     );
     app.get(`${base}/:id`, async (c) => {
@@ -57,9 +58,10 @@ export function bindNotificationsApi(app: ProjectRoutes): void {
       await deleteNotification(c.get("project")._id, pathParam(c, "id"));
       return c.body(null, 204);
     });
-    app.post(`${base}/:id`, readOnly);
-    app.put(`${base}/:id`, readOnly);
-    app.patch(`${base}/:id`, readOnly);
+    app.post(`${base}/:id`, readOnlyCollection);
+    app.put(`${base}/:id`, readOnlyCollection);
+    app.put(base, readOnlyCollection);
+    app.patch(`${base}/:id`, readOnlyCollection);
   }
 }
 
@@ -79,10 +81,6 @@ async function deleteMatching(c: Context<ApiEnv>, body: Record<string, unknown>)
   const all = (await listNotifications(c.get("project")._id)) as unknown as Record<string, unknown>[];
   const ids = all.filter((n) => !filter || matchFilter(filter, n as Json)).map((n) => n._id as string);
   return c.json({ deleted: await deleteNotifications(c.get("project")._id, ids) });
-}
-
-function readOnly(): never {
-  throw forbidden("System collection is read-only");
 }
 
 function allow(c: Context<ApiEnv>, action: Action, documentId?: string): void {

@@ -4,6 +4,8 @@ import type { Action } from "../auth/principal";
 import { createToken, deleteToken, getToken, listTokens, tokenIdOf, updateToken } from "../auth/tokens";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
+import { mergePatch } from "../documents/merge-patch";
+import { patchModeOf } from "../documents/patch-document";
 import type { ApiEnv } from "../http/env";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { readJsonObject } from "../http/json-body";
@@ -55,26 +57,41 @@ export function bindTokensApi(app: ProjectRoutes): void {
     allow(c, "write", pathParam(c, "id"));
     return c.json(await createToken(c.get("project")._id, await readJsonObject(c), pathParam(c, "id")), 201);
   });
-  app.put(`${BASE}/:id`, async (c) => {
-    const projectId = c.get("project")._id;
-    const id = pathParam(c, "id");
+  app.put(`${BASE}/:id`, async (c) => save(c, pathParam(c, "id"), await readJsonObject(c)));
+  // PUT without an id in the path (CONTRACT §5): saves the body's `_id`, or creates one.
+  app.put(BASE, async (c) => {
     const body = await readJsonObject(c);
-    if (!(await tokenIdOf(projectId, id))) {
-      allow(c, "write", id);
-      return c.json(await createToken(projectId, body, id), 201);
-    }
-    allow(c, "update", id);
-    return c.json(await updateToken(projectId, id, body, "replace"));
+    if (typeof body._id === "string") return save(c, body._id, body);
+    allow(c, "write");
+    return c.json(await createToken(c.get("project")._id, body), 201);
   });
   app.patch(`${BASE}/:id`, async (c) => {
-    allow(c, "update", pathParam(c, "id"));
-    return c.json(await updateToken(c.get("project")._id, pathParam(c, "id"), await readJsonObject(c), "merge"));
+    const projectId = c.get("project")._id;
+    const id = pathParam(c, "id");
+    allow(c, "update", id);
+    const body = await readJsonObject(c);
+    if (patchModeOf(c.req.header("content-type")) === "merge") {
+      // RFC 7396 on the token as shown, saved whole: a key the patch removes takes its default.
+      const merged = mergePatch(await getToken(projectId, id), body) as Record<string, unknown>;
+      return c.json(await updateToken(projectId, id, merged, "replace"));
+    }
+    return c.json(await updateToken(projectId, id, body, "merge"));
   });
   app.delete(`${BASE}/:id`, async (c) => {
     allow(c, "delete", pathParam(c, "id"));
     await deleteToken(c.get("project")._id, pathParam(c, "id"));
     return c.body(null, 204);
   });
+}
+
+async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown>) {
+  const projectId = c.get("project")._id;
+  if (!(await tokenIdOf(projectId, id))) {
+    allow(c, "write", id);
+    return c.json(await createToken(projectId, body, id), 201);
+  }
+  allow(c, "update", id);
+  return c.json(await updateToken(projectId, id, body, "replace"));
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {

@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { can } from "../auth/can";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
+import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
@@ -23,16 +24,17 @@ const BASE = "/collections/_usage/documents";
 
 export function bindUsageApi(app: ProjectRoutes): void {
   app.get(BASE, (c) => list(c, {}));
-  app.post(BASE, withActions({ find: async (c) => list(c, await readJsonObject(c)) }, readOnly));
+  app.post(BASE, withActions({ find: async (c) => list(c, await readJsonObject(c)) }, readOnlyCollection));
   app.get(`${BASE}/:id`, async (c) => {
     allow(c, pathParam(c, "id"));
     const record = await getUsage(c.get("project")._id, pathParam(c, "id"));
     return c.json(projectFields(record, readListQuery(new URL(c.req.url).searchParams)));
   });
-  app.post(`${BASE}/:id`, readOnly);
-  app.put(`${BASE}/:id`, readOnly);
-  app.patch(`${BASE}/:id`, readOnly);
-  app.delete(`${BASE}/:id`, readOnly);
+  app.post(`${BASE}/:id`, readOnlyCollection);
+  app.put(`${BASE}/:id`, readOnlyCollection);
+  app.put(BASE, readOnlyCollection);
+  app.patch(`${BASE}/:id`, readOnlyCollection);
+  app.delete(`${BASE}/:id`, readOnlyCollection);
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
@@ -40,10 +42,6 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const { items, total } = listInMemory(await listUsage(c.get("project")._id), query);
   return c.json(pageOf(items, total, query, c.req.url));
-}
-
-function readOnly(): never {
-  throw forbidden("System collection is read-only");
 }
 
 function allow(c: Context<ApiEnv>, documentId?: string): void {

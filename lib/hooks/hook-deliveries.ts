@@ -110,8 +110,11 @@ async function flushOutcomes(): Promise<void> {
     await transaction(async (client) => {
       await client.query("SET LOCAL synchronous_commit = off");
       await query(
-        sql`UPDATE hook_deliveries d SET state = o.state, next_attempt_at = now() + make_interval(secs => o.delay), lease_until = NULL,
-              request = o.request, response = o.response, error = o.error
+        // A delivery its hook's deletion ended while the attempt was in flight stays ended
+        // ("Hook was deleted"), unless this attempt succeeded.
+        sql`UPDATE hook_deliveries d SET state = CASE WHEN d.state = 'queued' OR o.state = 'success' THEN o.state ELSE d.state END,
+              next_attempt_at = now() + make_interval(secs => o.delay), lease_until = NULL,
+              request = o.request, response = o.response, error = CASE WHEN d.state = 'queued' OR o.state = 'success' THEN o.error ELSE d.error END
             FROM unnest(${batch.map((b) => b.seq)}::bigint[], ${batch.map((b) => b.state)}::text[], ${batch.map((b) => b.delay)}::float8[],
                         ${batch.map((b) => JSON.stringify(b.outcome.request))}::jsonb[], ${batch.map((b) => (b.outcome.response ? JSON.stringify(b.outcome.response) : null))}::jsonb[],
                         ${batch.map((b) => b.outcome.error)}::text[]) AS o(seq, state, delay, request, response, error)

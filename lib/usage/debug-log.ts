@@ -51,7 +51,10 @@ export function enqueueDebugCall(projectId: string, call: DebugCall): void {
   const request = { method: call.method, url: redactUrl(call.url), headers: redactHeaders(call.requestHeaders), ...debugBody(call.requestBody) };
   const response = { status_code: call.statusCode, headers: redactHeaders(call.responseHeaders), ...debugBody(call.responseBody), time_took: call.timeTook };
   // A token created through `_tokens` shows its secret once, in the answer: not in `_debug`.
-  if (/\/_tokens(\/|$)/.test(new URL(call.url, "http://x").pathname)) redactTokenSecrets(response, tokenPathSegment(new URL(call.url, "http://x").pathname));
+  const path = new URL(call.url, "http://x").pathname;
+  if (/\/_tokens(\/|$)/.test(path)) redactTokenSecrets(response, tokenPathSegment(path));
+  // A hook's signing secret, sent and answered in clear to those who manage hooks.
+  if (/\/_hooks(\/|$)/.test(path)) for (const recorded of [request, response]) redactHookSecrets(recorded);
   state.queue.push({ projectId, dateCreated, record: { _id: generateId(), date_created: formatFileDate(dateCreated), request, response } });
   if (state.queue.length > QUEUE_LIMIT) {
     state.queue.splice(0, state.queue.length - QUEUE_LIMIT);
@@ -129,6 +132,20 @@ function redactHeaders(headers: Headers): Record<string, string> {
     result[name] = redactHeader(name, value);
   });
   return result;
+}
+
+function redactHookSecrets(recorded: { body?: unknown }): void {
+  const redact = (value: unknown) => {
+    if (value && typeof value === "object" && !Array.isArray(value) && typeof (value as Record<string, unknown>).secret === "string")
+      (value as Record<string, unknown>).secret = REDACTED;
+  };
+  if (typeof recorded.body === "string") recorded.body = recorded.body.replace(/("secret"\s*:\s*")(?:[^"\\]|\\.)*"/g, `$1${REDACTED}"`);
+  else {
+    redact(recorded.body);
+    redact((recorded.body as { payload?: unknown } | null)?.payload);
+    const items = (recorded.body as { items?: unknown } | null)?.items;
+    if (Array.isArray(items)) items.forEach(redact);
+  }
 }
 
 /** The secret shown once at creation, and one the path addressed (the answer's `_id` is the path's). */

@@ -99,6 +99,26 @@ describe("_hooks documents", () => {
     expect((await t.server.request(`${hooksPath}h-crud/`, as())).status).toBe(404);
   });
 
+  it("PUT without an id in the path saves the body's _id (201, then 200) or creates one; merge-patch is RFC 7396", async () => {
+    const body = { _id: "h-body", collection: "books", url: `${receiver.url}/ok`, secret: "k", conditions: { type: "object" } };
+    const created = await t.server.request(hooksPath, as({ method: "PUT", json: body }));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body).toMatchObject({ _id: "h-body", secret: "k" });
+    const replaced = await t.server.request(hooksPath, as({ method: "PUT", json: { ...body, name: "again" } }));
+    expect(replaced.status).toBe(200);
+    expect(replaced.body.name).toBe("again");
+    const generated = await t.server.request(hooksPath, as({ method: "PUT", json: { collection: "books", url: `${receiver.url}/ok` } }));
+    expect(generated.status).toBe(201);
+    expect(generated.body._id).toMatch(/^[0-9a-f]{24}$/);
+    // A key the merge patch sets to null is removed: it takes its default.
+    const merged = await t.server.request(`${hooksPath}h-body/`, as({
+      method: "PATCH", body: JSON.stringify({ conditions: null, secret: null, timeout: { read: 2 } }), headers: { "content-type": "application/merge-patch+json" },
+    }));
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body).toMatchObject({ conditions: null, secret: "", timeout: { read: 2, connect: 1 }, name: "again" });
+    for (const id of ["h-body", generated.body._id]) expect((await t.server.request(`${hooksPath}${id}/`, as({ method: "DELETE" }))).status).toBe(204);
+  });
+
   it.each([
     [{ url: "ftp://example.com/x" }, "url"],
     [{ url: "not a url" }, "url"],
@@ -347,6 +367,19 @@ describe("deliveries", () => {
     expect(receiver.requests.filter(forHook(hook._id))).toHaveLength(1);
   });
 
+  it("deleting a hook while an attempt is in flight ends that delivery too, once the attempt is over", async () => {
+    const c = unique("inflight");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/hang/inflight`, timeout: { read: 1 } });
+    await t.server.request(docs(c), as({ json: { _id: "d1" } }));
+    await receiver.waitFor(1, 10_000, forHook(hook._id));
+    await t.server.request(`${hooksPath}${hook._id}/`, as({ method: "DELETE" }));
+    await attemptFinished(hook._id, 1);
+    const { rows } = await t.db.query("SELECT state, error, response IS NULL AS unanswered FROM hook_deliveries WHERE project_id = $1 AND hook_id = $2", [t.owner.project, hook._id]);
+    expect(rows).toEqual([{ state: "error", error: "Hook was deleted", unanswered: true }]);
+    const [record] = await history(hook._id);
+    expect(record).toMatchObject({ status: "error", error: "Hook was deleted" });
+  });
+
   it("X-Action: test sends a sample now; X-Action: retry delivers a history record's event again", async () => {
     const c = unique("actions");
     const hook = await createHook({ collection: c, url: `${receiver.url}/ok/actions` });
@@ -384,7 +417,11 @@ describe("deliveries", () => {
     ]);
     const one = page.body.items[0].id;
     expect((await t.server.request(`${historyPath}${one}/`, as())).body).toMatchObject({ id: one, document_id: "l2" });
-    expect((await t.server.request(`${historyPath}${one}/`, as({ method: "PUT", json: {} }))).status).toBe(404);
+    for (const [path, method] of [[`${historyPath}${one}/`, "PUT"], [`${historyPath}${one}/`, "PATCH"], [`${historyPath}${one}/`, "POST"], [historyPath, "POST"], [historyPath, "PUT"]]) {
+      const refused = await t.server.request(path, as({ method, json: { hook_id: "x" } }));
+      expect(refused.status, `${method} ${path}`).toBe(403);
+      expect(refused.body).toEqual({ message: "System collection is read-only" });
+    }
     expect((await t.server.request(`${historyPath}${one}/`, as({ method: "DELETE" }))).status).toBe(204);
     expect((await t.server.request(`${historyPath}${one}/`, as())).status).toBe(404);
     const deleted = await t.server.request(historyPath, as({ action: "delete", json: { filter: { hook_id: hook._id, document_id: { $in: ["l0", "l1"] } } } }));

@@ -255,6 +255,16 @@ describe("_users", () => {
     expect((await server.request(USERS, { ...asOwner(), action: "update", json: { filter: {}, operation: { $set: { role: "admin" } } } })).status).toBe(403);
   });
 
+  it("PUT without an id in the path invites the body's _id (201), then saves it (200)", async () => {
+    const email = uniqueEmail();
+    const invited = await server.request(USERS, { ...asOwner(), method: "PUT", json: { _id: email, role: "member" } });
+    expect(invited.status, invited.text).toBe(201);
+    const saved = await server.request(USERS, { ...asOwner(), method: "PUT", json: { _id: email, role: "admin" } });
+    expect(saved.status, saved.text).toBe(200);
+    expect(saved.body.role).toBe("admin");
+    expect((await server.request(USERS, { ...asOwner(), method: "PUT", json: { role: "admin" } })).status).toBe(422);
+  });
+
   it("refuses an invalid e-mail address with 422", async () => {
     for (const bad of ["not-an-email", "a b@example.test", "", 42]) {
       const response = await server.request(USERS, { ...asOwner(), json: { _id: bad } });

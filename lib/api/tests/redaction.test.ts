@@ -35,6 +35,12 @@ describe("credentials in _debug", () => {
     expect(calls.map((c) => c.status)).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     const minted = calls[7].body.token as string;
     expect(minted).toBeTruthy();
+    // A hook's signing secret, in the request body and in the answer.
+    process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
+    const hookSecret = "hook-signing-secret-1234";
+    const hook = await t.server.request("/api/collections/_hooks/documents/hk/", { project: p.project, token: secret, method: "PUT", json: { collection: "c", url: "http://127.0.0.1:9/x", secret: hookSecret } });
+    expect(hook.status, hook.text).toBe(201);
+    expect((await t.server.request("/api/collections/_hooks/documents/", { project: p.project, token: secret })).text).toContain(hookSecret);
     // A token addressed by its secret (CONTRACT §9): the path, and the answer's `_id` which is the path's.
     for (const path of [`/api/collections/_tokens/documents/${minted}/`, `/api/collections/%5Ftokens/documents/${minted}/?x=1`]) {
       const bySecret = await t.server.request(path, { project: p.project, token: secret });
@@ -46,7 +52,7 @@ describe("credentials in _debug", () => {
     const stored = await t.db.query<{ text: string }>("SELECT record::text AS text FROM debug_records WHERE project_id = $1", [p.project]);
     expect(stored.rows.length).toBeGreaterThanOrEqual(calls.length);
     const everything = stored.rows.map((r) => r.text).join("\n");
-    for (const credential of [secret, p.session, cookie.slice(name.length + 1), minted]) expect(everything).not.toContain(credential);
+    for (const credential of [secret, p.session, cookie.slice(name.length + 1), minted, hookSecret]) expect(everything).not.toContain(credential);
     expect(everything).toContain("%74oken=[redacted]");
     expect(everything).toContain("%74%6F%6B%65%6E=[redacted]");
   });

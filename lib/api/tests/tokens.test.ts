@@ -63,6 +63,27 @@ describe("tokens", () => {
     expect((await server.request(base, { ...as, action: "frob", json: {} })).status).toBe(400);
   });
 
+  it("PUT without an id in the path saves the body's _id or creates one; merge-patch is RFC 7396", async () => {
+    const as = { project: owner.project, session: owner.session };
+    const created = await server.request(base, { ...as, method: "PUT", json: { _id: "put-body", name: "P", permission: { allow: { read: ["a"] } } } });
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.token).toEqual(expect.any(String));
+    const saved = await server.request(base, { ...as, method: "PUT", json: { _id: "put-body", name: "Q", permission: { allow: { read: ["a"] } } } });
+    expect(saved.status).toBe(200);
+    expect(saved.body).not.toHaveProperty("token");
+    const generated = await server.request(base, { ...as, method: "PUT", json: { name: "gen" } });
+    expect(generated.status).toBe(201);
+    const merged = await server.request(`${base}put-body/`, {
+      ...as, method: "PATCH", body: JSON.stringify({ permission: { allow: { write: ["b"] } }, name: null }), headers: { "content-type": "application/merge-patch+json" },
+    });
+    expect(merged.status, merged.text).toBe(200);
+    expect(merged.body.permission.allow).toMatchObject({ read: ["a"], write: ["b"] });
+    expect(merged.body.name).toBe("");
+    // Plain JSON PATCH keeps replacing top-level keys.
+    const shallow = await server.request(`${base}put-body/`, { ...as, method: "PATCH", json: { permission: { allow: { write: ["c"] } } } });
+    expect(shallow.body.permission.allow).toMatchObject({ read: [], write: ["c"] });
+  });
+
   it("normalises the legacy flat form and the create alias", async () => {
     const created = await server.request(base, {
       project: owner.project,

@@ -64,6 +64,8 @@ describe("_usage", () => {
     expect((await t.server.request(`${USAGE}/`, { ...as, json: { requests: 1 } })).status).toBe(403);
     expect((await t.server.request(`${USAGE}/${currentHour()}/`, { ...as, method: "PUT", json: {} })).status).toBe(403);
     expect((await t.server.request(`${USAGE}/${currentHour()}/`, { ...as, method: "DELETE" })).status).toBe(403);
+    expect((await t.server.request(`${USAGE}/`, { ...as, method: "PUT", json: { _id: "x" } })).status).toBe(403);
+    expect((await t.server.request(`${USAGE}/`, { ...as, action: "delete", json: {} })).status).toBe(403);
     expect((await t.server.request(`${USAGE}/1999-01-01T00/`, as)).status).toBe(404);
   });
 });
