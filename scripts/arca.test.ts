@@ -43,6 +43,10 @@ describe("operator CLI", () => {
     const failure = await arca("project", "create", uniqueProjectId(), "--owner", uniqueEmail()).catch((e) => e);
     expect(failure.code).toBe(1);
     expect(failure.stderr).toContain("No confirmed user");
+    const unknown = await arca("token", "create", uniqueProjectId(), "--name", "x").catch((e) => e);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("arca: Project not found.");
+    expect(unknown.stderr).not.toMatch(/prisma|invocation/i);
     const usage = await arca("fly").catch((e) => e);
     expect(usage.code).toBe(1);
     expect(usage.stderr).toContain("usage:");

@@ -1,7 +1,7 @@
 import { config } from "../lib/config";
 import { startDatabase } from "../lib/db/start-database";
 import { ensureConfirmedUser, findUserByEmail } from "../lib/auth/users";
-import { createProject } from "../lib/projects/projects";
+import { createProject, readProject } from "../lib/projects/projects";
 import { createToken } from "../lib/auth/tokens";
 import { AppError } from "../lib/errors";
 import { createLocalDiskBlobStore } from "../lib/blob/local-disk-blob-store";
@@ -69,6 +69,7 @@ async function run(argv: string[]): Promise<void> {
           throw new Error("--permission must be JSON");
         }
       }
+      await readProject(subject); // an unknown project: "Project not found.", not a foreign-key error
       const token = await createToken(subject, { name: flags.name, permission });
       console.log(`token ${token._id} created in project ${subject}`);
       console.log(token.token);

@@ -80,7 +80,8 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
     await unsetCollectionProperty(c.get("project")._id, { id, path });
     return c.body(null, 204);
   }));
-  app.post("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "create"));
+  // No verb applies to one collection: an X-Action is refused (400 unknown, 403 a list verb), never taken for a create.
+  app.post("/collections/:id", withActions({}, async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "create")));
   app.put("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "replace"));
   app.patch("/collections/:id", async (c) => save(c, pathParam(c, "id"), await readJsonObject(c), "merge"));
   app.delete("/collections/:id", async (c) => {

@@ -1,6 +1,6 @@
 import type { Context, Hono } from "hono";
 import { authenticateUser } from "../auth/authenticate";
-import { badRequest } from "../errors";
+import { badRequest, validationError } from "../errors";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
@@ -36,7 +36,8 @@ export function bindProjectsApi(app: Hono<ApiEnv>): void {
     withActions({ find: async (c) => listProjects(c, await readJsonObject(c)) }, async (c) => {
       const { user } = await authenticateUser(c.get("credentials"));
       const body = await readJsonObject(c);
-      if (typeof body._id !== "string") throw badRequest("_id is required");
+      if (body._id === undefined) throw badRequest("_id is required");
+      if (typeof body._id !== "string") throw validationError("Validation error", [{ property: "_id", message: "must be a string" }]);
       return c.json(await createProject(user, body._id, body), 201);
     }),
   );

@@ -55,10 +55,16 @@ export async function updateDocuments(
   );
 }
 
-/** The plain equalities of a filter (`{a: 1}`, `{a: {$eq: 1}}`), as the base of an upsert. */
-function equalities(filter: Record<string, unknown>): Doc {
-  const seed: Doc = {};
+/**
+ * The plain equalities of a filter (`{a: 1}`, `{a: {$eq: 1}}`), those of its top-level `$and`
+ * clauses included (as MongoDB takes them), as the base of an upsert.
+ */
+function equalities(filter: Record<string, unknown>, seed: Doc = {}): Doc {
   for (const [key, value] of Object.entries(filter)) {
+    if (key === "$and" && Array.isArray(value)) {
+      for (const clause of value) if (clause && typeof clause === "object" && !Array.isArray(clause)) equalities(clause as Record<string, unknown>, seed);
+      continue;
+    }
     if (key.startsWith("$")) continue;
     let plain: unknown = value;
     if (value && typeof value === "object" && !Array.isArray(value)) {

@@ -20,12 +20,18 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   const text = incoming ? await readNodeText(incoming, JSON_BODY_LIMIT) : await readLimitedText(c.req.raw, JSON_BODY_LIMIT);
   (c as Context<ApiEnv>).set("requestBody", text);
   if (text.trim() === "") return {};
-  if (type && !/^application\/(.+\+)?json\b/i.test(type) && !/^text\/plain\b/i.test(type))
+  // Routes that take files read multipart before they get here: this one takes JSON alone.
+  if (/^multipart\//i.test(type)) throw unsupportedMediaType("Request body must be JSON");
+  const plainText = /^text\/plain\b/i.test(type);
+  if (type && !/^application\/(.+\+)?json\b/i.test(type) && !plainText)
     throw unsupportedMediaType("Request body must be JSON or multipart/form-data");
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
+    // `text/plain` is taken when it holds JSON (forms and simple clients send it); otherwise the
+    // body is neither JSON nor multipart: 415 (CONTRACT §11).
+    if (plainText) throw unsupportedMediaType("Request body must be JSON or multipart/form-data");
     throw badRequest("Malformed JSON in request body");
   }
   // Depth, `__proto__` keys and NUL: refused here once for every JSON body (lib/query/json-input.ts).

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { applyUpdate } from "./apply-update";
 
-const base = { _id: "d1", n: 5, s: "text", tags: ["a", "b"], o: { p: 1 }, list: [1, 2, 3, 2] };
+const base = { _id: "d1", z: null, n: 5, s: "text", tags: ["a", "b"], o: { p: 1 }, list: [1, 2, 3, 2] };
 
 describe("applyUpdate", () => {
   it.each([
@@ -25,6 +25,19 @@ describe("applyUpdate", () => {
     const expected: Record<string, unknown> = { ...structuredClone(base), ...changes };
     for (const key of Object.keys(expected)) if (expected[key] === undefined) delete expected[key];
     expect(result).toEqual(expected);
+  });
+
+  it("refuses $push, $addToSet and $pull on a value that is not an array (400), as MongoDB does", () => {
+    for (const operation of [{ $push: { s: 1 } }, { $addToSet: { n: 1 } }, { $pull: { o: 1 } }, { $push: { "o.p": 1 } }, { $push: { z: 1 } }]) {
+      expect(() => applyUpdate(structuredClone(base), operation)).toThrow(/non-array value/);
+      try {
+        applyUpdate(structuredClone(base), operation);
+      } catch (error) {
+        expect((error as AppError).status).toBe(400);
+      }
+    }
+    // A missing one becomes an array.
+    expect(applyUpdate({ _id: "x" }, { $push: { y: 1 } })).toEqual({ _id: "x", y: [1] });
   });
 
   it("does not touch its input", () => {

@@ -37,6 +37,13 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
           throw badRequest(`Cannot apply ${operator} to a non-numeric value at ${path}`);
         }
       }
+      // MongoDB refuses these on a value that is not an array (mingo would skip it silently).
+      if (operator === "$push" || operator === "$addToSet" || operator === "$pull") {
+        const current = valueAt(doc, path);
+        if (current !== undefined && !Array.isArray(current)) {
+          throw badRequest(`Cannot apply ${operator} to a non-array value at ${path}`);
+        }
+      }
       if (operator === "$rename") {
         if (typeof value !== "string") throw badRequest("$rename needs the new name as a string");
         checkPath(value);

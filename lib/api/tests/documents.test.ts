@@ -213,6 +213,9 @@ describe("update, upsert, delete by criteria", () => {
     expect(list.body.items).toEqual([{ _id: first.body.upsertedId, key: "k", hits: 2 }]);
     const named = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { _id: "chosen" }, operation: { $set: { v: 1 } } } }));
     expect(named.body).toEqual({ upsertedId: "chosen" });
+    // Equalities inside a top-level $and seed the new document too.
+    const anded = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { "o.deep": "v", $and: [{ q: 1 }, { r: { $eq: 2 } }, { s: { $gt: 1 } }] }, operation: { $set: { x: 1 } } } }));
+    expect((await t.server.request(`${docs("ups")}${anded.body.upsertedId}/`, as())).body).toEqual({ _id: anded.body.upsertedId, o: { deep: "v" }, q: 1, r: 2, x: 1 });
   });
 
   it("delete by criteria, with and without a filter, envelope optional", async () => {

@@ -90,6 +90,21 @@ describe("the request pipeline", () => {
       headers: { "content-type": "application/xml" },
     });
     expect(xml.status).toBe(415);
+    // text/plain is taken when it holds JSON; other text is neither JSON nor multipart.
+    const as = { project: owner.project, token: owner.token };
+    expect((await server.request("/api/collections/plain/documents/", { ...as, body: '{"a":1}', headers: { "content-type": "text/plain" } })).status).toBe(201);
+    const text = await server.request("/api/collections/plain/documents/", { ...as, body: "hello world", headers: { "content-type": "text/plain" } });
+    expect(text).toMatchObject({ status: 415, body: { message: "Request body must be JSON or multipart/form-data" } });
+    // A JSON-only resource names what it takes.
+    const form = await server.request("/api/user/projects/", { session: owner.session, body: "--x\r\n\r\n--x--\r\n", headers: { "content-type": "multipart/form-data; boundary=x" } });
+    expect(form).toMatchObject({ status: 415, body: { message: "Request body must be JSON" } });
+    // An X-Action on one collection is never taken for a create.
+    const verb = await server.request("/api/collections/plain/", { ...as, action: "frob", json: {} });
+    expect(verb).toMatchObject({ status: 400, body: { message: "Unknown action: frob" } });
+    // A project id that is there but no string is a validation error.
+    const id = await server.request("/api/user/projects/", { session: owner.session, json: { _id: 5 } });
+    expect(id.status).toBe(422);
+    expect(id.body.errors[0].property).toBe("_id");
   });
 
   it("refuses a JSON body over the limit with 413", async () => {
