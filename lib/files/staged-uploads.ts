@@ -1,7 +1,7 @@
 import { PassThrough, type Readable } from "node:stream";
 import { BlobTooLargeError, type StagedBlob } from "../blob/blob-store";
 import { config } from "../config";
-import { AppError, payloadTooLarge, validationError } from "../errors";
+import { AppError, badRequest, payloadTooLarge, validationError } from "../errors";
 import { CONTENT_TYPE_HEAD_BYTES, detectContentType } from "./detect-content-type";
 import { isAllowedContentType } from "./allowed-content-types";
 import { fileBlobStore } from "./file-blob-store";
@@ -16,6 +16,8 @@ export interface StagedFile {
   staged: StagedBlob;
   /** Position of the part in the body: parts finish staging in any order. */
   seq: number;
+  /** The part name's `[n]` (`photos[1]`): the file's place among its property's files. */
+  index?: number;
   /** Staged in place (`staged.key`): the id of that key's deletion marker (lib/files/upload-files.ts). */
   markerId?: string;
 }
@@ -60,7 +62,7 @@ export class StagedUploads {
    * Takes one file part (the HTTP layer's multipart reader calls it per part): resolves once the
    * part is on disk, or rejects with the reason it is not.
    */
-  readonly onFile = (field: string, fileName: string, stream: Readable): Promise<void> => {
+  readonly onFile = (field: string, fileName: string, stream: Readable, info?: { index?: number }): Promise<void> => {
     if (this.failure) {
       stream.resume();
       return Promise.resolve();
@@ -94,7 +96,7 @@ export class StagedUploads {
           throw validationError(`File content type ${contentType} is not allowed`, [{ property: field, message: `content type ${contentType} is not allowed` }]);
         }
         if (this.failure) await this.drop(staged, markerId);
-        else this.files.push({ field, name: fileName, contentType, staged, seq, markerId });
+        else this.files.push({ field, name: fileName, contentType, staged, seq, index: info?.index, markerId });
       } catch (error) {
         if (reservation) await reservation.marker.then((id) => releaseBlobKeys([id]), () => undefined);
         stream.unpipe(tap);
@@ -121,7 +123,9 @@ export class StagedUploads {
   async settle(): Promise<StagedFile[]> {
     await Promise.all(this.pending);
     if (this.failure) throw this.failure;
-    return this.files.sort((a, b) => a.seq - b.seq);
+    this.files.sort((a, b) => a.seq - b.seq);
+    orderIndexedParts(this.files);
+    return this.files;
   }
 
   /** Drops one staged file that will not be stored. */
@@ -143,5 +147,26 @@ export class StagedUploads {
     await Promise.all(this.pending);
     const files = this.files.splice(0);
     await Promise.all(files.map((f) => this.drop(f.staged, f.markerId).catch(() => undefined)));
+  }
+}
+
+/**
+ * Files named with indexes (`photos[1]`, `photos[0]`) take their places in index order, as
+ * non-file parts do (CONTRACT §5): in place, within the slots their property's parts hold. An
+ * index repeated or leaving a gap, or indexed and plain parts of one property mixed: 400.
+ */
+function orderIndexedParts(files: StagedFile[]): void {
+  const byField = new Map<string, number[]>();
+  files.forEach((file, at) => byField.set(file.field, [...(byField.get(file.field) ?? []), at]));
+  for (const [field, slots] of byField) {
+    const parts = slots.map((at) => files[at]);
+    const indexed = parts.filter((file) => file.index !== undefined);
+    if (indexed.length === 0) continue;
+    if (indexed.length !== parts.length) throw badRequest(`File parts of ${field} mix indexed and plain names`);
+    const ordered = [...parts].sort((a, b) => a.index! - b.index!);
+    ordered.forEach((file, i) => {
+      if (file.index !== i) throw badRequest(`File part ${field}[${file.index}]: no part gives index ${i} of its array`);
+    });
+    slots.forEach((at, i) => (files[at] = ordered[i]));
   }
 }

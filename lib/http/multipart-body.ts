@@ -27,6 +27,8 @@ export interface FileInfo {
   filename: string;
   mimeType: string;
   encoding: string;
+  /** The `[n]` of a name such as `photos[1]`: the file's place in the property's array. */
+  index?: number;
 }
 
 export interface MultipartOptions {
@@ -107,16 +109,17 @@ export async function readMultipart(request: Request, body: Readable | undefined
       return;
     }
     let property: string;
+    let index: number | undefined;
     let filename: string;
     try {
-      property = filePropertyName(name);
+      ({ property, index } = filePropertyName(name));
       filename = decodeFileName(info.filename ?? "");
     } catch (error) {
       fail(error as Error);
       stream.resume();
       return;
     }
-    pending.push(Promise.resolve(options.onFile(property, filename, stream, { ...info, filename } as FileInfo)).catch((error) => void fail(error)));
+    pending.push(Promise.resolve(options.onFile(property, filename, stream, { ...info, filename, index } as FileInfo)).catch((error) => void fail(error)));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -171,14 +174,14 @@ export function parsePartName(name: string | undefined): Segment[] {
   return path;
 }
 
-/** A file part's property as a dotted path; `photos[0]`, `photos[1]` are the `photos` array. */
-function filePropertyName(name: string): string {
+/** A file part's property as a dotted path and its `[n]`; `photos[0]`, `photos[1]` are the `photos` array. */
+function filePropertyName(name: string): { property: string; index?: number } {
   const path = parsePartName(name);
-  if (typeof path[path.length - 1] === "number") path.pop();
+  const index = typeof path[path.length - 1] === "number" ? (path.pop() as number) : undefined;
   if (path.some((segment) => typeof segment === "number")) throw badRequest(`File part ${name}: only a last [n] may index`);
   // A file in `_id` made a record no document could hold, an orphan forever.
   if (path[0] === "_id") throw badRequest("A file part cannot be named _id");
-  return path.join(".");
+  return { property: path.join("."), index };
 }
 
 /**

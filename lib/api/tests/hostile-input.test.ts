@@ -273,6 +273,38 @@ describe("multipart names and files (issue 10 item 10, issue 14 bug 8, issue 17 
     expect(record.body.name).toBe('say "hi".png');
   });
 
+  it("indexed file parts take their places in index order; a gap, a repeat or a mix with plain names is 400 and stores nothing", async () => {
+    const schema = { type: "object", properties: { photos: { type: "array", items: { type: "file" } } } };
+    expect((await t.server.request("/api/collections/gallery/", as({ method: "PUT", json: { schema } }))).status).toBeLessThan(300);
+    const text = Buffer.from("plain words\n");
+    const ordered = await sendMultipart(docs("gallery"), [
+      { name: "_id", value: '"g1"' },
+      { name: "photos[1]", filename: "second.txt", type: "text/plain", value: text },
+      { name: "photos[0]", filename: "first.png", type: "image/png", value: PNG },
+    ]);
+    expect(ordered.status, ordered.text).toBe(201);
+    expect(ordered.body.photos.map((f: { name: string }) => f.name)).toEqual(["first.png", "second.txt"]);
+    // Without a schema only the first is stored: the one at index 0.
+    const first = await sendMultipart(docs("loose"), [
+      { name: "_id", value: '"l1"' },
+      { name: "ph[1]", filename: "second.png", type: "image/png", value: PNG },
+      { name: "ph[0]", filename: "first.txt", type: "text/plain", value: text },
+    ]);
+    expect(first.status, first.text).toBe(201);
+    expect(first.body.ph.name).toBe("first.txt");
+    const before = await t.db.query("SELECT count(*)::int AS n FROM files WHERE project_id = $1", [t.owner.project]);
+    for (const parts of [
+      [{ name: "ph[1]", filename: "a.png", type: "image/png", value: PNG }],
+      [{ name: "ph[0]", filename: "a.png", type: "image/png", value: PNG }, { name: "ph[0]", filename: "b.png", type: "image/png", value: PNG }],
+      [{ name: "ph[0]", filename: "a.png", type: "image/png", value: PNG }, { name: "ph", filename: "b.png", type: "image/png", value: PNG }],
+    ]) {
+      const res = await sendMultipart(docs("loose"), parts);
+      expect(res.status, `${parts.map((p) => p.name)}: ${res.text}`).toBe(400);
+    }
+    const after = await t.db.query("SELECT count(*)::int AS n FROM files WHERE project_id = $1", [t.owner.project]);
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
   it("a file part named _id is refused and leaves no record", async () => {
     const before = await t.db.query("SELECT count(*)::int AS n FROM files WHERE project_id = $1", [t.owner.project]);
     const res = await sendMultipart(docs("names"), [{ name: "_id", filename: "x.png", type: "image/png", value: PNG }]);
