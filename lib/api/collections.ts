@@ -9,7 +9,7 @@ import { badRequest, forbidden } from "../errors";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonObject } from "../http/json-body";
-import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { pathParam, propertyPath, type ProjectRoutes } from "../http/project-routes";
 import { patchCollectionProperty, readCollectionProperty, setCollectionProperty, unsetCollectionProperty } from "../collections/collection-property";
 import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
@@ -114,12 +114,3 @@ function allow(c: Context<ApiEnv>, action: Action, collection: string): void {
   if (!can(c.get("principal"), action, { collection, manage })) throw forbidden(`Not allowed to ${action} collection ${collection}`);
 }
 
-function propertyPath(c: Context<ApiEnv>): string[] {
-  return pathParam(c, "path").split("/").filter(Boolean).map((segment) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      throw badRequest("Malformed percent-escape in the property path");
-    }
-  });
-}

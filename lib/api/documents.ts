@@ -21,7 +21,7 @@ import { readJsonBody, readJsonObject } from "../http/json-body";
 import { isMultipart } from "../http/multipart-body";
 import { currentFileValue } from "../files/files-collection";
 import { readDocumentMultipart, uploadedDocument } from "./document-uploads";
-import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { pathParam, propertyPath, type ProjectRoutes } from "../http/project-routes";
 import { readListQuery, type ListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { parseProcessOnly } from "../processors/process-only";
@@ -250,15 +250,6 @@ function listQuery(c: Context<ApiEnv>): ListQuery {
   return readListQuery(new URL(c.req.url).searchParams);
 }
 
-function propertyPath(c: Context<ApiEnv>): string[] {
-  return pathParam(c, "path").split("/").filter(Boolean).map((segment) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      throw badRequest("Malformed percent-escape in the property path");
-    }
-  });
-}
 
 /**
  * An action's filter: the body's, else the URL's `?filter=` (as `find` reads it): a delete whose

@@ -12,7 +12,7 @@ import { readJsonObject } from "../http/json-body";
 import type { ApiEnv } from "../http/env";
 import { fileResponse } from "../http/file-response";
 import { isMultipart } from "../http/multipart-body";
-import { pathParam, type ProjectRoutes } from "../http/project-routes";
+import { pathParam, propertyPath, type ProjectRoutes } from "../http/project-routes";
 import { projectNamedInQuery } from "../http/request-context";
 import { nodeResponse } from "../http/request-body";
 import { readUploadBody } from "../http/upload-body";
@@ -54,11 +54,9 @@ export function bindFilesApi(routes: ProjectRoutes): void {
         },
         delete: async (c) => {
           allow(c, "delete", FILES_COLLECTION);
-          const body = await readJsonObject(c);
-          if (body.filter !== undefined && body.filter !== null && (typeof body.filter !== "object" || Array.isArray(body.filter)))
-            throw badRequest("filter must be a JSON object");
+          // The body's filter, else the URL's: a filter is never taken for "none" (every file).
+          const { filter } = readListQuery(new URL(c.req.url).searchParams, await readJsonObject(c));
           const project = c.get("project");
-          const filter = (body.filter ?? undefined) as Record<string, unknown> | undefined;
           return c.json({ deleted: await deleteFilesMatching({ projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 }, filter) });
         },
       },
@@ -67,6 +65,10 @@ export function bindFilesApi(routes: ProjectRoutes): void {
   );
   routes.get(`${FILES}/:id`, async (c) => c.json(fileRecord(await readableFile(c))));
   routes.get(`${FILES}/:id/content`, async (c) => fileResponse(c.req.raw, await readableFile(c), nodeResponse(c), contentOptions(c)));
+  // A record's properties by path, like any document's (`.../<id>/name/`).
+  routes.get(`${FILES}/:id/:path{.+}`, async (c) => {
+    return c.json(readProperty(fileRecord(await readableFile(c)) as unknown as Record<string, unknown>, propertyPath(c)) as object);
+  });
   routes.post(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), false));
   routes.put(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), true));
   routes.delete(`${FILES}/:id`, async (c) => {

@@ -1,4 +1,5 @@
 import type { Handler, Hono } from "hono";
+import { badRequest } from "../errors";
 import type { ApiEnv } from "./env";
 import { requireProject } from "./request-context";
 import { meterRequest } from "./request-meter";
@@ -20,4 +21,15 @@ export function projectRoutes(app: Hono<ApiEnv>): ProjectRoutes {
 /** A path parameter of the matched route (always present once the route matched). */
 export function pathParam(c: { req: { param(name: string): string | undefined } }, name: string): string {
   return c.req.param(name) ?? "";
+}
+
+/** The `:path{.+}` of a property route as its decoded segments (`a/b%2Fc/` -> ["a", "b/c"]). */
+export function propertyPath(c: { req: { param(name: string): string | undefined } }): string[] {
+  return pathParam(c, "path").split("/").filter(Boolean).map((segment) => {
+    try {
+      return decodeURIComponent(segment);
+    } catch {
+      throw badRequest("Malformed percent-escape in the property path");
+    }
+  });
 }

@@ -40,6 +40,14 @@ describe("direct upload into _files and download", () => {
     expect(read.body).toEqual(res.body);
   });
 
+  it("reads a record's properties by path; a missing one is 404", async () => {
+    expect((await server.request(`${FILES}/${id}/name/`, { project, token })).body).toBe("data.bin");
+    expect((await server.request(`${FILES}/${id}/size`, { project, token })).body).toBe(10_000);
+    const missing = await server.request(`${FILES}/${id}/nothing/`, { project, token });
+    expect(missing).toMatchObject({ status: 404, body: { message: "Document property not found." } });
+    expect((await server.request(`${FILES}/no-such-file/name/`, { project, token })).status).toBe(404);
+  });
+
   it("downloads the bytes with Content-Length, ETag, Last-Modified, nosniff", async () => {
     const res = await getBytes(server, `${FILES}/${id}/content/`, project, token);
     expect(res.status).toBe(200);
