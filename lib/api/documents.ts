@@ -19,7 +19,7 @@ import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonObject } from "../http/json-body";
 import { isMultipart } from "../http/multipart-body";
-import { currentFileValue } from "../files/files-collection";
+import { currentFileValue, withCurrentFileRecords } from "../files/files-collection";
 import { readDocumentMultipart, uploadedDocument } from "./document-uploads";
 import { pathParam, propertyPath, type ProjectRoutes } from "../http/project-routes";
 import { readListQuery, type ListQuery } from "../lists/list-query";
@@ -93,7 +93,8 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
   app.get(`${BASE}/:id`, async (c) => {
     const collectionId = collection(c, "read", pathParam(c, "id"));
     const { doc, schema } = await getDocument(requestScope(c), { collectionId, id: pathParam(c, "id") });
-    const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, [doc], readable(c));
+    const current = await withCurrentFileRecords(c.get("project")._id, collectionId, [doc]);
+    const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, current, readable(c));
     return c.json(projectFields(resolved, listQuery(c)));
   });
   app.post(`${BASE}/:id`, async (c) => {
@@ -190,7 +191,8 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const collectionId = collection(c, "read");
   if (collectionId === undefined) return c.json(pageOf([], 0, query, c.req.url));
   const { items, total, schema } = await listDocuments(requestScope(c), { collectionId, query });
-  const resolved = await resolveEmbeds(c.get("project")._id, collectionId, schema, items, readable(c));
+  const current = await withCurrentFileRecords(c.get("project")._id, collectionId, items);
+  const resolved = await resolveEmbeds(c.get("project")._id, collectionId, schema, current, readable(c));
   return c.json(pageOf(resolved, total, query, c.req.url));
 }
 

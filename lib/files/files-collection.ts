@@ -7,9 +7,10 @@ import { replaceDocument } from "../documents/document-statements";
 import { collectionState } from "../documents/collection-state";
 import { badRequest, conflict, notFound } from "../errors";
 import { deleteFileRows, insertFileRows } from "./file-rows";
-import { FILE_COLUMNS, FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
+import { FILE_COLUMNS, FILES_COLLECTION, fileIdsIn, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
 import type { StagedUploads } from "./staged-uploads";
 import { commitBlobs, type CommittedBlobs } from "./upload-files";
+import { setOwn } from "../query/json-input";
 
 /**
  * The `_files` system collection (CONTRACT §6): read, list, upload straight into it (one file
@@ -48,6 +49,34 @@ export async function currentFileValue(projectId: string, collectionId: string, 
   const byId = new Map(rows.map((r) => [r.id, fileRecord(r)]));
   const current = (v: unknown) => (isFileRecordShape(v) ? byId.get(v._id) ?? v : v);
   return Array.isArray(value) ? value.map(current) : current(value);
+}
+
+/**
+ * Documents as read, with each file record they hold replaced by the record as it is now (seed:
+ * the same record whether read through the file's identity or through the document; a document
+ * stores the copy written with the upload, whose `last_access` ages). One query for a whole
+ * page, none for documents without files.
+ */
+export async function withCurrentFileRecords<T extends Record<string, unknown>>(projectId: string, collectionId: string, docs: T[]): Promise<T[]> {
+  const ids = new Set<string>();
+  for (const doc of docs) fileIdsIn(doc, ids);
+  if (ids.size === 0) return docs;
+  const rows = await query<FileRow>(
+    sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND id = ANY(${[...ids]}::text[])`,
+  );
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const refresh = (value: unknown, documentId: unknown): unknown => {
+    if (Array.isArray(value)) return value.map((item) => refresh(item, documentId));
+    if (!value || typeof value !== "object") return value;
+    if (isFileRecordShape(value)) {
+      const row = byId.get(value._id);
+      return row && row.document_id === documentId ? fileRecord(row) : value;
+    }
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) setOwn(out, key, refresh(item, documentId));
+    return out;
+  };
+  return docs.map((doc) => (fileIdsIn(doc).size === 0 ? doc : (refresh(doc, doc._id) as T)));
 }
 
 /**

@@ -50,6 +50,16 @@ describe("files in document properties", () => {
       expect(part.status).toBe(206);
       expect(part.body.toString("latin1")).toBe("PNG");
     }
+    // After a download (last_access moves), the document and its list show the record as it is
+    // now, the same as _files shows it.
+    await new Promise((r) => setTimeout(r, 30));
+    await getBytes(server, `/api/collections/_files/documents/${record._id}/content/`, project, token);
+    await until(async () => (await server.request(`/api/collections/_files/documents/${record._id}/`, { project, token })).body.last_access > record.last_access, 4000);
+    const live = (await server.request(`/api/collections/_files/documents/${record._id}/`, { project, token })).text;
+    const read = await server.request(`${docs("notes")}/n1/`, { project, token });
+    expect(JSON.stringify(read.body.meta.avatar)).toBe(live);
+    const listed = await server.request(`${docs("notes")}/?filter=${encodeURIComponent('{"_id":"n1"}')}`, { project, token });
+    expect(JSON.stringify(listed.body.items[0].meta.avatar)).toBe(live);
     // A property that is not a file: "content" is just a property name.
     await server.request(`${docs("notes")}/n2/`, { project, token, method: "PUT", json: { info: { content: 7 } } });
     expect((await server.request(`${docs("notes")}/n2/info/content/`, { project, token })).body).toBe(7);
