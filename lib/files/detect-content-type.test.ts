@@ -74,8 +74,8 @@ describe("detectContentType", () => {
     ["SVG by extension", SVG, "drawing.svg", "image/svg+xml"],
     ["JSON", utf8('{"a":1}'), "data.json", "application/json"],
     ["binary with a known extension", NOISE, "photo.jpg", "image/jpeg"],
-    ["text named with a type the seed lacks (.md)", utf8("# Title\n"), "README.md", "text/plain"],
-    ["text named .ts (video/mp2t by name)", utf8("const a: number = 1;\n"), "main.ts", "text/plain"],
+    ["text named with a type the seed lacks (.md): the extension decides", utf8("# Title\n"), "README.md", "text/markdown"],
+    ["text named .php: the extension decides", utf8("<?php echo 1; ?>\n"), "x.php", "application/x-httpd-php"],
     ["binary named with a type the seed lacks", NOISE, "README.md", "text/markdown"],
 
     // UTF-8 text without a usable name

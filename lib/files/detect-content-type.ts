@@ -30,11 +30,11 @@ export async function detectContentType(head: Uint8Array, fileName: string): Pro
     if (byName && refines(byMagic, byName)) return byName;
     return byMagic;
   }
-  const text = isText(head);
-  // Names like `notes.md` or `app.ts` map to types the seed's list lacks (text/markdown,
-  // video/mp2t); when the bytes are plainly text, text/plain is both true and storable.
-  if (byName && (isAllowedContentType(byName) || !text)) return byName;
-  return text ? "text/plain" : "application/octet-stream";
+  // The contract's order, to the letter: a known extension decides before "is it text?", so
+  // `notes.md` is text/markdown and `app.php` application/x-httpd-php, which the seed's list
+  // lacks (422 for the caller), even when the bytes are plain text.
+  if (byName) return byName;
+  return isText(head) ? "text/plain" : "application/octet-stream";
 }
 
 async function magicType(head: Uint8Array): Promise<string | undefined> {

@@ -182,6 +182,16 @@ describe("content types", () => {
     expect(res.body.content_type).toBe("text/csv");
   });
 
+  it("text whose extension maps to a type outside the list (.md, .php) is that type: 422, nothing stored", async () => {
+    const before = await filesSize(project);
+    for (const [name, type] of [["notes.md", "text/markdown"], ["x.php", "application/x-httpd-php"]]) {
+      const res = await upload(form([["file", "# plain words\n", name]]));
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.errors[0]).toMatchObject({ property: "file", message: `content type ${type} is not allowed` });
+    }
+    expect(await filesSize(project)).toBe(before);
+  });
+
   it("HTML is served as attachment with CSP sandbox", async () => {
     const res = await upload(form([["file", "<!doctype html><script>alert(1)</script>", "page.html"]]));
     expect(res.status, res.text).toBe(201);
