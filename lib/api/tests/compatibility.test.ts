@@ -156,6 +156,11 @@ describe("system collections", () => {
     expect(users.body.schema.properties.is_active).toEqual({ type: "boolean", required: true });
     expect(Object.keys(users.body.schema.properties)).toEqual(expect.arrayContaining(["_id", "role", "date_joined"]));
     expect((await t.server.request("/api/collections/_users/schema/properties/is_active/", as())).body).toEqual({ type: "boolean", required: true });
+    // The schema describes the records as they are, a pending invitation's included.
+    await t.server.request("/api/collections/_users/documents/", as({ json: { _id: `pending-${Date.now()}@example.com` } }));
+    const members = (await t.server.request("/api/collections/_users/documents/", as())).body.items as Record<string, unknown>[];
+    expect(members.some((m) => m.date_joined === null)).toBe(true);
+    for (const member of members) for (const key of Object.keys(member)) expect(Object.keys(users.body.schema.properties)).toContain(key);
     const files = await t.server.request("/api/collections/_files/schema/properties/", as());
     expect(Object.keys(files.body).sort()).toEqual(["_id", "collection_id", "content_type", "date_created", "document_id", "last_access", "md5", "name", "size"]);
     expect(Object.keys((await t.server.request("/api/collections/_hooks_history/", as())).body.schema.properties)).toContain("id");
