@@ -91,6 +91,7 @@ const { filter, ops } = fc.letrec<{ filter: Record<string, unknown>; ops: Record
       fc.record({ $in: fc.array(operand, { maxLength: 3 }) }),
       fc.record({ $nin: fc.array(operand, { maxLength: 3 }) }),
       fc.record({ $all: fc.array(operand, { maxLength: 2 }) }),
+      fc.record({ $all: fc.array(fc.record({ $elemMatch: tie("filter") }), { minLength: 1, maxLength: 2 }) }),
       fc.record({ $exists: fc.boolean() }),
       fc.record({ $size: fc.integer({ min: 0, max: 3 }) }),
       fc.record({ $regex: fc.constantFrom(...patterns), $options: fc.constantFrom("", "i") }),

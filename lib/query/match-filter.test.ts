@@ -70,6 +70,8 @@ describe("matchFilter", () => {
     [{ items: { $elemMatch: { k: 1, v: "two" } } }, false],
     [{ nested: { $elemMatch: { $gt: 2 } } }, true],
     [{ tags: { $elemMatch: { $regex: "^b" } } }, true],
+    [{ items: { $all: [{ $elemMatch: { k: 2 } }, { $elemMatch: { v: "two" } }] } }, true],
+    [{ items: { $all: [{ $elemMatch: { k: 2 } }, { $elemMatch: { k: 9 } }] } }, false],
     [{ status: { $regex: "^OP", $options: "i" } }, true],
     [{ status: { $regex: "^OP" } }, false],
     [{ tags: { $regex: "b" } }, true],

@@ -63,6 +63,11 @@ describe("parseFilter", () => {
     expect(node.kind).toBe("and");
   });
 
+  it("reads $all of $elemMatch documents as every one of them; mixed with values it is 400", () => {
+    expect(parseFilter({ a: { $all: [{ $elemMatch: { b: 1 } }, { $elemMatch: { $gt: 1 } }] } })).toMatchObject({ ops: [{ op: "elemMatch" }, { op: "elemMatchOps" }] });
+    expect(() => parseFilter({ a: { $all: [{ $elemMatch: { b: 1 } }, 2] } })).toThrow("$all cannot mix $elemMatch with values");
+  });
+
   it("tells an operator $elemMatch from a query $elemMatch", () => {
     expect(parseFilter({ a: { $elemMatch: { $gt: 1 } } })).toMatchObject({ ops: [{ op: "elemMatchOps" }] });
     expect(parseFilter({ a: { $elemMatch: { b: 1 } } })).toMatchObject({ ops: [{ op: "elemMatch" }] });

@@ -114,6 +114,12 @@ function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
       case "$nin":
       case "$all":
         if (!Array.isArray(value)) throw badRequest(`${key} needs an array`);
+        // MongoDB: `$all` of `$elemMatch` documents means every one matches some element.
+        if (key === "$all" && value.some(isElemMatch)) {
+          if (!value.every(isElemMatch)) throw badRequest("$all cannot mix $elemMatch with values");
+          for (const element of value) ops.push(...parseOperators(element as Record<string, unknown>));
+          break;
+        }
         if (value.length > MAX_IN_VALUES) throw badRequest(`${key} takes at most ${MAX_IN_VALUES} values`);
         ops.push({ op: key.slice(1) as "in", values: value.map(jsonValue) });
         break;
@@ -156,6 +162,10 @@ function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
     }
   }
   return ops;
+}
+
+function isElemMatch(value: unknown): boolean {
+  return isPlainObject(value) && Object.keys(value).length === 1 && "$elemMatch" in value;
 }
 
 function comparable(operator: string, value: unknown): Comparable {
