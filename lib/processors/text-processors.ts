@@ -69,6 +69,9 @@ export const random: ProcessorKind = {
  * methods are refused at run time (`allowProto*ByDefault: false`, and no per-name allowances).
  */
 const handlebars = Handlebars.create();
+/** `log` is built in and would write a document's values to the server's console. */
+const NO_LOG = { log: false } as unknown as Record<string, true>;
+handlebars.unregisterHelper("log");
 const compiled = new Map<string, HandlebarsTemplateDelegate>();
 
 export const template: ProcessorKind = {
@@ -88,7 +91,7 @@ export const template: ProcessorKind = {
     let render = compiled.get(source);
     try {
       if (!render) {
-        render = handlebars.compile(source, { knownHelpersOnly: true, strict: false });
+        render = handlebars.compile(source, { knownHelpersOnly: true, knownHelpers: NO_LOG, strict: false });
         if (compiled.size >= 500) compiled.delete(compiled.keys().next().value!);
         compiled.set(source, render);
       }
@@ -104,7 +107,7 @@ export const template: ProcessorKind = {
 
 function compiles(source: string): boolean {
   try {
-    handlebars.precompile(source, { knownHelpersOnly: true });
+    handlebars.precompile(source, { knownHelpersOnly: true, knownHelpers: NO_LOG });
     return true;
   } catch {
     return false;

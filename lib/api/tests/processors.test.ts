@@ -40,6 +40,16 @@ describe("processors in a schema, checked when it is saved", () => {
     expect(unknownArg.status).toBe(422);
     expect(unknownArg.body.errors[0].message).toContain('unknown argument "words"');
 
+    const literalFile = await saveSchema({ p: { type: "file", processors: [{ name: "watermark", in: { watermark_image: { value: "http://x/y.png" } } }] } });
+    expect(literalFile.status).toBe(422);
+    expect(literalFile.body.errors[0]).toMatchObject({ property: "p" });
+    expect(literalFile.body.errors[0].message).toContain("watermark_image");
+
+    // Handlebars' built-in `log` would write document values to the server's console.
+    const log = await saveSchema({ t: { type: "string", processors: [{ name: "template", in: { template_string: { value: "{{log x}}" } } }] } });
+    expect(log.status).toBe(422);
+    expect(log.body.errors[0].message).toContain("template_string");
+
     const array = await saveSchema({ tags: { type: "array", items: { type: "string" }, processors: [{ name: "md5" }] } });
     expect(array.status).toBe(422);
     expect(array.body.errors).toEqual([{ property: "tags", message: "processors cannot run on an array property" }]);
