@@ -16,6 +16,7 @@ import { updateDocuments } from "../documents/update-documents";
 import { badRequest, forbidden, notFound, validationError } from "../errors";
 import { collectionIdErrors } from "../collections/collection";
 import { withActions } from "../http/actions";
+import { readActionBody } from "../http/action-filter";
 import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonObject } from "../http/json-body";
 import { isMultipart } from "../http/multipart-body";
@@ -75,8 +76,8 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
         upsert: (c) => update(c, true),
         delete: async (c) => {
           const collectionId = collection(c, "delete");
-          const body = await readJsonObject(c);
-          const deleted = await deleteDocuments(requestScope(c), { collectionId, filter: filterOf(c, body) });
+          const { filter } = await readActionBody(c);
+          const deleted = await deleteDocuments(requestScope(c), { collectionId, filter });
           return c.json({ deleted });
         },
       },
@@ -199,9 +200,9 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
 async function update(c: Context<ApiEnv>, upsert: boolean) {
   const collectionId = collection(c, "update");
   if (upsert) allow(c, "write", collectionId);
-  const body = await readJsonObject(c);
+  const { filter, body } = await readActionBody(c);
   if (body.operation === undefined) throw badRequest("operation required");
-  const result = await updateDocuments(requestScope(c), { collectionId, filter: filterOf(c, body), operation: body.operation, upsert });
+  const result = await updateDocuments(requestScope(c), { collectionId, filter, operation: body.operation, upsert });
   return c.json(result);
 }
 
@@ -252,14 +253,6 @@ function listQuery(c: Context<ApiEnv>): ListQuery {
   return readListQuery(new URL(c.req.url).searchParams);
 }
 
-
-/**
- * An action's filter: the body's, else the URL's `?filter=` (as `find` reads it): a delete whose
- * filter came in the URL must never be taken for "no filter", which deletes every document.
- */
-function filterOf(c: Context<ApiEnv>, body: Record<string, unknown>): Record<string, unknown> | undefined {
-  return readListQuery(new URL(c.req.url).searchParams, body).filter;
-}
 
 /** A document body: JSON (payload envelope unwrapped) or multipart of JSON literals. */
 async function readDocumentBody(c: Context<ApiEnv>): Promise<Record<string, unknown>> {

@@ -8,6 +8,7 @@ import { FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRow } from ".
 import { deleteFile, findDocumentFile, findFile, listFiles, uploadToFiles } from "../files/files-collection";
 import { deleteFilesMatching } from "../files/delete-files-matching";
 import { withActions } from "../http/actions";
+import { readActionBody } from "../http/action-filter";
 import { readJsonObject } from "../http/json-body";
 import type { ApiEnv } from "../http/env";
 import { fileResponse } from "../http/file-response";
@@ -55,7 +56,7 @@ export function bindFilesApi(routes: ProjectRoutes): void {
         delete: async (c) => {
           allow(c, "delete", FILES_COLLECTION);
           // The body's filter, else the URL's: a filter is never taken for "none" (every file).
-          const { filter } = readListQuery(new URL(c.req.url).searchParams, await readJsonObject(c));
+          const { filter } = await readActionBody(c);
           const project = c.get("project");
           return c.json({ deleted: await deleteFilesMatching({ projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 }, filter) });
         },

@@ -4,6 +4,7 @@ import { normalizeEmail } from "../auth/email";
 import type { Action } from "../auth/principal";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
+import { readActionBody } from "../http/action-filter";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
@@ -36,7 +37,7 @@ export function bindMembersApi(app: ProjectRoutes): void {
       // that selects the owner removes nobody (403).
       delete: async (c) => {
         allow(c, "delete");
-        const { filter } = readListQuery(new URL(c.req.url).searchParams, await readJsonObject(c));
+        const { filter } = await readActionBody(c);
         const projectId = c.get("project")._id;
         const matching = recordsMatching((await listMembers(projectId)) as unknown as Record<string, unknown>[], filter);
         if (matching.some((m) => m.role === "owner")) throw forbidden("The owner cannot be removed.");

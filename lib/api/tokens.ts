@@ -4,6 +4,7 @@ import type { Action } from "../auth/principal";
 import { createToken, deleteToken, getToken, listTokens, tokenIdOf, updateToken } from "../auth/tokens";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
+import { readActionBody } from "../http/action-filter";
 import { mergePatch } from "../documents/merge-patch";
 import { patchModeOf } from "../documents/patch-document";
 import type { ApiEnv } from "../http/env";
@@ -37,7 +38,7 @@ export function bindTokensApi(app: ProjectRoutes): void {
       // Delete by criteria (CONTRACT §3): every token the filter selects is revoked.
       delete: async (c) => {
         allow(c, "delete");
-        const { filter } = readListQuery(new URL(c.req.url).searchParams, await readJsonObject(c));
+        const { filter } = await readActionBody(c);
         const projectId = c.get("project")._id;
         const matching = recordsMatching((await listTokens(projectId)) as unknown as Record<string, unknown>[], filter);
         for (const token of matching) await deleteToken(projectId, token._id as string);
