@@ -9,6 +9,9 @@ export function checkDocumentId(id: unknown): string {
     throw validationError("Validation error", [{ property: "_id", message: "must be 1-64 of A-Z a-z 0-9 _ . @ -" }]);
   // Ids become object keys in caches and maps built from rows: never the prototype's setter.
   if (id === "__proto__") throw validationError("Validation error", [{ property: "_id", message: "__proto__ is not allowed" }]);
+  // `.` and `..` are dot-segments: in a path (`/documents/../`) they name the list or the
+  // collection, so such a document could never be read, and deleting `..` deleted its collection.
+  if (id === "." || id === "..") throw validationError("Validation error", [{ property: "_id", message: `"${id}" cannot be an id (a path dot-segment)` }]);
   return id;
 }
 

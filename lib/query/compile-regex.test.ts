@@ -14,6 +14,11 @@ describe("compileRegex", () => {
     ["a{2}", "", "a", false],
     ["x|^y", "", "ay", false],
     ["", "", "anything", true],
+    ["^[^a-z]+$", "i", "ABC", false],
+    ["^[^a-z]+$", "i", "abc", false],
+    ["^[^a-z]+$", "i", "123", true],
+    ["[^A-Z]", "i", "abc1", true],
+    ["^[^A-Z]*$", "i", "abc", false],
   ])("%s (%s) on %j is %s", (source, options, input, expected) => {
     expect(compileRegex(source, options).js.test(input)).toBe(expected);
   });

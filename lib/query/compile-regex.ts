@@ -187,7 +187,9 @@ class RegexParser {
       } else ranges.push(...low);
     }
     const set = normalize(ranges);
-    return negate ? complement(set) : set;
+    // Case-insensitive: the class is closed under case before it is negated (`[^a-z]` with `i`
+    // excludes `A` too); the complement of a case-closed set is case-closed, so `set()` keeps it.
+    return negate ? complement(this.ignoreCase ? caseClosure(set) : set) : set;
   }
 
   private escape(inClass: boolean): Range[] {

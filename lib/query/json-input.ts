@@ -24,6 +24,8 @@ export function checkJsonInput(value: unknown, what = "Request body"): void {
       checkJsonString(item, what);
       continue;
     }
+    // JSON.parse reads 1e400 as Infinity, which JSON (and JSONB) can only store as null.
+    if (typeof item === "number" && !Number.isFinite(item)) throw badRequest(`${what} holds a number out of range`);
     if (typeof item !== "object" || item === null) continue;
     if (depth >= MAX_JSON_DEPTH) throw badRequest(`${what} is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
     if (Array.isArray(item)) {

@@ -42,6 +42,19 @@ describe("documents: create, read, save, patch, delete", () => {
     expect(bad.body.errors[0].property).toBe("_id");
     const long = await t.server.request(docs("ids"), as({ json: { _id: "x".repeat(65) } }));
     expect(long.status).toBe(422);
+    // Dot-segments could never be addressed by a path (and deleting `..` once deleted the collection).
+    for (const id of [".", ".."]) {
+      for (const request of [as({ json: { _id: id } }), as({ method: "PUT", json: { _id: id } })]) {
+        const res = await t.server.request(docs("ids"), request);
+        expect(res.status, `${id}: ${res.text}`).toBe(422);
+        expect(res.body.errors[0].property).toBe("_id");
+      }
+    }
+    expect((await t.server.request(docs("ids"), as({ json: { _id: "..a" } }))).status).toBe(201);
+    // Numbers JSON cannot hold (1e400 reads as Infinity) are refused, never stored as null.
+    const huge = await t.server.request(docs("ids"), as({ body: '{"_id":"huge","n":1e400}', headers: { "content-type": "application/json" } }));
+    expect(huge.status).toBe(400);
+    expect((await t.server.request(`${docs("ids")}huge/`, as())).status).toBe(404);
     const withPath = await t.server.request(`${docs("ids")}by-path/`, as({ json: { y: 2 } }));
     expect(withPath.status).toBe(201);
     expect(withPath.body).toEqual({ _id: "by-path", y: 2 });
