@@ -10,6 +10,11 @@ export interface Page<T> {
   links: { first: string; last: string; next: string; prev: string };
 }
 
+function setList(url: URL, name: string, values: string[] | undefined): void {
+  if (values?.length) url.searchParams.set(name, values.join(","));
+  else url.searchParams.delete(name);
+}
+
 export function pageOf<T>(items: T[], total: number, query: ListQuery, requestUrl: string): Page<T> {
   const pages = Math.max(1, Math.ceil(total / query.perPage));
   const link = (page: number) => {
@@ -21,6 +26,9 @@ export function pageOf<T>(items: T[], total: number, query: ListQuery, requestUr
     else url.searchParams.delete("filter");
     if (query.text) url.searchParams.set("text", query.text);
     else url.searchParams.delete("text");
+    setList(url, "sort", query.sort.length ? query.sort.map((k) => `${k.descending ? "-" : ""}${k.path.join(".")}`) : undefined);
+    setList(url, "fields", query.fields);
+    setList(url, "fields_exclude", query.fieldsExclude);
     url.searchParams.set("page", String(page));
     url.searchParams.set("per_page", String(query.perPage));
     return url.toString();

@@ -40,6 +40,16 @@ describe("applyUpdate", () => {
     expect(applyUpdate({ _id: "x" }, { $push: { y: 1 } })).toEqual({ _id: "x", y: [1] });
   });
 
+  it("refuses writes that step into an array by a name or through a scalar (MongoDB's Cannot create field), and overflow", () => {
+    const doc = { _id: "d", arr: [1, 2], objs: [{ k: 1 }], s: "text", z: null, big: 1e308 };
+    for (const operation of [
+      { $set: { "arr.x": 9 } }, { $inc: { "arr.y": 1 } }, { $set: { "objs.name": "z" } }, { $set: { "arr.-1": 5 } },
+      { $set: { "s.x": 1 } }, { $set: { "z.a": 1 } }, { $push: { "arr.x": 1 } }, { $rename: { s: "arr.x" } }, { $mul: { big: 10 } },
+    ]) expect(() => applyUpdate(structuredClone(doc), operation), JSON.stringify(operation)).toThrow(AppError);
+    // Indexes into arrays and new paths are fine.
+    expect(applyUpdate(structuredClone(doc), { $set: { "arr.1": 7, "objs.0.k": 2, "new.deep": 1 } })).toMatchObject({ arr: [1, 7], objs: [{ k: 2 }], new: { deep: 1 } });
+  });
+
   it("does not touch its input", () => {
     const input = structuredClone(base);
     applyUpdate(input, { $set: { n: 1 }, $push: { tags: "x" } });

@@ -1,6 +1,6 @@
 import { update } from "mingo/updater";
 import { badRequest } from "@/lib/errors";
-import { checkPropertyName, setOwn } from "./json-input";
+import { checkJsonInput, checkPropertyName, setOwn } from "./json-input";
 import { deepEqual, isPlainObject } from "./json-values";
 import type { Json } from "./types";
 
@@ -30,6 +30,8 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
         throw badRequest("Cannot change _id");
       }
       modifier[operator][path] = value;
+      if (CREATING.has(operator)) checkCreatable(doc, path);
+      if (operator === "$rename" && typeof value === "string") checkCreatable(doc, value);
       if (operator === "$inc" || operator === "$mul") {
         if (typeof value !== "number" || !Number.isFinite(value)) throw badRequest(`${operator} needs numbers`);
         const current = valueAt(doc, path);
@@ -60,7 +62,10 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
   } catch (error) {
     throw badRequest(`Invalid update: ${(error as Error).message}`);
   }
-  return unescapeKeys(next) as Doc;
+  const result = unescapeKeys(next) as Doc;
+  // $inc/$mul past the double range give Infinity, which JSON stores as null: refused instead.
+  checkJsonInput(result, "The updated document");
+  return result;
 }
 
 const inherited = new Set([...Object.getOwnPropertyNames(Object.prototype), "prototype"]);
@@ -90,6 +95,26 @@ function unescapeKeys(value: unknown): unknown {
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) setOwn(out, key.startsWith("\u0000") ? key.slice(1) : key, unescapeKeys(item));
   return out;
+}
+
+/** Operators that write a value at their path (creating what is missing on the way). */
+const CREATING = new Set(["$set", "$inc", "$mul", "$min", "$max", "$push", "$addToSet"]);
+
+/**
+ * MongoDB's "Cannot create field": a path that steps into an array by a name (`arr.x`, `arr.-1`)
+ * or through a value that is neither object nor array (`s.x` on a string) cannot be written;
+ * mingo would skip it silently and the update would count a change it never made.
+ */
+function checkCreatable(doc: Json, path: string): void {
+  let node: Json | undefined = doc;
+  for (const segment of path.split(".")) {
+    if (node === undefined) return;
+    if (Array.isArray(node)) {
+      if (!/^\d+$/.test(segment)) throw badRequest(`Cannot create field ${segment} in an array at ${path}`);
+      node = node[Number(segment)];
+    } else if (isPlainObject(node)) node = Object.hasOwn(node, segment) ? node[segment] : undefined;
+    else throw badRequest(`Cannot create field ${segment} in a ${node === null ? "null" : typeof node} value at ${path}`);
+  }
 }
 
 function checkPath(path: string): void {

@@ -197,6 +197,11 @@ describe("lists and queries", () => {
     expect(followed.body.total).toBe(6);
     expect(followed.body.page).toBe(2);
     expect(followed.body.items.map((d: { _id: string }) => d._id)).toEqual(["i22", "i23"]);
+    // And the body's sort and projection: following the links pages the same list.
+    const sorted = await t.server.request(`${docs("items")}?per_page=2`, as({ action: "find", json: { filter: { n: { $gte: 20 } }, sort: "-n", fields: "n" } }));
+    const second = new URL(sorted.body.links.next);
+    const page2 = await t.server.request(`${second.pathname}${second.search}`, as());
+    expect(page2.body.items).toEqual([{ _id: "i23", n: 23 }, { _id: "i22", n: 22 }]);
   });
 
   it("text search needs a text index (400)", async () => {
