@@ -26,6 +26,12 @@ describe("compileSchema (Deform's differences from draft 4)", () => {
     expect(doc).toEqual({ name: "n", at: "2020-01-01T05:00:00.000Z", list: [{ when: "2020-06-01T12:00:00.000Z" }] });
   });
 
+  it("a datetime must name a day that exists (Date.parse rolls 2024-02-30 into March)", () => {
+    for (const at of ["2024-02-30T10:00:00Z", "2023-02-29", "2024-04-31T00:00:00+02:00", "2024-13-01", "2024-00-10", "2024-01-00T00:00:00Z"])
+      expect(compiled.validate({ name: "n", at }).map((e) => e.property), at).toEqual(["at"]);
+    for (const at of ["2024-02-29T10:00:00Z", "2024-12-31", "2024-04-30T23:59:59.5+02:00"]) expect(compiled.validate({ name: "n", at }), at).toEqual([]);
+  });
+
   it("knows embeds and immutables", () => {
     expect(compiled.embeds).toEqual([{ path: ["ref"], collection: "others", field: "_id" }]);
     expect(checkImmutable({ key: "a" }, { key: "b" }, compiled)).toHaveLength(1);

@@ -24,10 +24,17 @@ export interface CompiledSchema {
 
 // `pattern`s come from requests: they run on RE2, never on the backtracking engine.
 const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, code: { regExp: linearRegExp } });
-ajv.addFormat("arca-datetime", (value: string) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)));
+ajv.addFormat("arca-datetime", (value: string) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) && realCalendarDate(value));
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DEFORM_KEYWORDS = ["immutable", "position", "processors"];
+
+/** `Date.parse` rolls 2024-02-30 over into March: the day must exist in its month. */
+function realCalendarDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split("-").map(Number);
+  if (month < 1 || month > 12 || day < 1) return false;
+  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
 
 export function compileSchema(schema: Record<string, unknown>): CompiledSchema {
   const info: Omit<CompiledSchema, "validate"> = { datetimes: [], immutables: [], embeds: [], files: [] };
