@@ -51,7 +51,8 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
     filter = parseFilter(parsed);
   }
   const project = c.get("project");
-  const lastEventId = readLastEventId(c.req.header("last-event-id") ?? c.req.query("last_event_id"));
+  // An empty header (some proxies and clients send one) does not hide the query parameter.
+  const lastEventId = readLastEventId(c.req.header("last-event-id")?.trim() || c.req.query("last_event_id"));
   const ttl = parseDuration(project.settings.events_ttl ?? defaultSettings.events_ttl) ?? 0;
   const options: FeedOptions = {
     projectId: project._id,

@@ -130,9 +130,12 @@ export async function readProjectEvents(projectId: string, collections: string[]
 export async function latestProjectPosition(projectId: string, collections: string[]): Promise<{ position: OutboxPosition; before: Set<number> }> {
   const [row] = await query<{ txid: string | null; id: number | null; held: number[] | null }>(
     sql`WITH h AS (SELECT pg_snapshot_xmin(pg_current_snapshot()) AS xmin),
-        mine AS (SELECT e.txid, e.id FROM document_events e WHERE e.project_id = ${projectId} AND e.collection_id = ANY(${collections}::text[]))
-        SELECT (SELECT txid::text FROM mine, h WHERE mine.txid < h.xmin ORDER BY txid DESC, id DESC LIMIT 1) AS txid,
-               (SELECT id FROM mine, h WHERE mine.txid < h.xmin ORDER BY txid DESC, id DESC LIMIT 1) AS id,
+        mine AS (SELECT e.txid, e.id FROM document_events e WHERE e.project_id = ${projectId} AND e.collection_id = ANY(${collections}::text[])),
+        -- Ordered by the xid8 column itself: an output column \`txid::text AS txid\` would sort as
+        -- text, and "999" > "1000" started new subscribers at an old event.
+        newest AS (SELECT mine.txid, mine.id FROM mine, h WHERE mine.txid < h.xmin ORDER BY mine.txid DESC, mine.id DESC LIMIT 1)
+        SELECT (SELECT txid::text FROM newest) AS txid,
+               (SELECT id FROM newest) AS id,
                (SELECT array_agg(id) FROM mine, h WHERE mine.txid >= h.xmin) AS held`,
   );
   const position = row?.txid ? { txid: row.txid, id: Number(row.id) } : { txid: "0", id: 0 };

@@ -42,14 +42,17 @@ export async function fileResponse(request: Request, row: FileRow, outgoing?: Se
     "x-content-type-options": "nosniff",
   });
   if (decision.status === 304) return new Response(null, { status: 304, headers });
-  if (decision.status === 412) {
-    headers.set("content-length", "0");
-    return new Response(null, { status: 412, headers });
-  }
+  // Errors carry the contract's `{"message"}` body like every other (CONTRACT §11).
+  const failure = (status: 412 | 416, message: string) => {
+    const body = JSON.stringify({ message });
+    headers.set("content-type", "application/json");
+    headers.set("content-length", String(Buffer.byteLength(body)));
+    return new Response(method === "HEAD" ? null : body, { status, headers });
+  };
+  if (decision.status === 412) return failure(412, "Precondition failed");
   if (decision.status === 416) {
     headers.set("content-range", formatContentRange(size));
-    headers.set("content-length", "0");
-    return new Response(null, { status: 416, headers });
+    return failure(416, "Range not satisfiable");
   }
   headers.set("content-disposition", contentDisposition(active ? "attachment" : "inline", row.name));
   if (essence !== "application/pdf" || options.attachment) headers.set("content-security-policy", "sandbox");

@@ -132,8 +132,25 @@ describe("change feed", () => {
     ]);
     const byQuery = await subscribe(`/api/collections/${c}/events/?last_event_id=${first.lastEventId}`);
     expect(summary(await byQuery.waitFor(3))).toEqual(summary(resumed.events));
+    // An empty Last-Event-ID header does not hide the query parameter.
+    const emptyHeader = await subscribe(`/api/collections/${c}/events/?last_event_id=${first.lastEventId}`, { headers: { "last-event-id": "" } });
+    expect(summary(await emptyHeader.waitFor(3))).toEqual(summary(resumed.events));
     await new Promise((r) => setTimeout(r, 100));
     expect(resumed.events).toHaveLength(3);
+  });
+
+  it("a fresh subscriber starts at the newest event by transaction id as a number, not as text", async () => {
+    const c = unique("digits");
+    // Old events on both sides of a digit boundary: as text "5" sorts after "10".
+    for (const [doc, txid] of [["old-10", "10"], ["old-5", "5"]])
+      await t.db.query("INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size, txid) VALUES ($1, $2, $3, 'created', $4, 20, $5::xid8)", [
+        t.owner.project, c, doc, JSON.stringify({ _id: doc }), txid,
+      ]);
+    const feed = await subscribe(`/api/collections/${c}/events/`);
+    await t.server.request(docs(c), as({ json: { _id: "new" } }));
+    expect(summary(await feed.waitFor(1))).toEqual([["created", "new"]]);
+    await new Promise((r) => setTimeout(r, 150));
+    expect(summary(feed.events)).toEqual([["created", "new"]]);
   });
 
   it("a fresh subscriber learns its position at once, so it can resume even before any change", async () => {

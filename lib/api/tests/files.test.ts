@@ -109,6 +109,7 @@ describe("direct upload into _files and download", () => {
     const res = await getBytes(server, `${FILES}/${id}/content/`, project, token, { range: "bytes=20000-" });
     expect(res.status).toBe(416);
     expect(res.headers.get("content-range")).toBe("bytes */10000");
+    expect(JSON.parse(res.body.toString())).toEqual({ message: "Range not satisfiable" });
     const bad = await getBytes(server, `${FILES}/${id}/content/`, project, token, { range: "bytes=abc" });
     expect(bad.status).toBe(200);
     expect(bad.body.length).toBe(10000);
