@@ -20,6 +20,17 @@ export async function readDocumentMultipart(c: Context<ApiEnv>): Promise<Record<
   return fields;
 }
 
+/** Runs `check` (an authorization); when it throws, the request's staged files go first. */
+export async function authorizeUploads(c: Context<ApiEnv>, check: () => void): Promise<void> {
+  try {
+    check();
+  } catch (error) {
+    await uploadsOf.get(c.req.raw)?.discard();
+    uploadsOf.delete(c.req.raw);
+    throw error;
+  }
+}
+
 /** The response of a write that carried files, or undefined when the body had none. */
 export async function uploadedDocument(
   c: Context<ApiEnv>,

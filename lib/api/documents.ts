@@ -1,5 +1,5 @@
 import type { Context, Handler } from "hono";
-import { can } from "../auth/can";
+import { can, mayReach } from "../auth/can";
 import type { Action } from "../auth/principal";
 import type { ProjectScope } from "../collections/collection";
 import { READ_ONLY_EMPTY, SYSTEM_ALIASES } from "../collections/system-collections";
@@ -21,7 +21,7 @@ import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonObject } from "../http/json-body";
 import { isMultipart } from "../http/multipart-body";
 import { currentFileValue, withCurrentFileRecords } from "../files/files-collection";
-import { readDocumentMultipart, uploadedDocument } from "./document-uploads";
+import { authorizeUploads, readDocumentMultipart, uploadedDocument } from "./document-uploads";
 import { pathParam, propertyPath, type ProjectRoutes } from "../http/project-routes";
 import { readListQuery, type ListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
@@ -82,8 +82,11 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
         },
       },
       async (c) => {
-        const collectionId = collection(c, "write");
+        // A per-document grant may name the new document's `_id`, which is in the body.
+        const collectionId = collection(c, "write", undefined, false);
+        if (!mayReach(c.get("principal"), "write", collectionId)) allow(c, "write", collectionId);
         const body = await readDocumentBody(c);
+        await authorizeUploads(c, () => allow(c, "write", collectionId, typeof body._id === "string" ? body._id : undefined));
         const uploaded = await uploadedDocument(c, collectionId, { kind: "create" }, body);
         if (uploaded) return uploaded;
         const doc = await createDocument(requestScope(c), { collectionId, body });
@@ -109,10 +112,12 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
   app.put(BASE, async (c) => {
     // The id is in the body (or generated): the original service's save without a path id.
     const collectionId = collection(c, "write", undefined, false);
-    if (!can(c.get("principal"), "write", { collection: collectionId })) allow(c, "update", collectionId);
+    const principal = c.get("principal");
+    // Refused before the body is read unless some grant could cover the document it names.
+    if (!mayReach(principal, "write", collectionId) && !mayReach(principal, "update", collectionId)) allow(c, "update", collectionId);
     const body = await readDocumentBody(c);
     if (typeof body._id !== "string") {
-      allow(c, "write", collectionId);
+      await authorizeUploads(c, () => allow(c, "write", collectionId));
       const uploaded = await uploadedDocument(c, collectionId, { kind: "create" }, body);
       if (uploaded) return uploaded;
       return c.json(await createDocument(requestScope(c), { collectionId, body }), 201);

@@ -29,6 +29,16 @@ export function can(principal: Principal, action: Action, target: Target): boole
   return allow[action].some((entry) => entryGrants(entry, target));
 }
 
+/**
+ * Whether `action` may reach some document of `collection`: the whole collection, or one of its
+ * documents by a per-document grant. For a write whose document is named in the body, decided
+ * before the body is read; the document itself is checked with `can` once it is known.
+ */
+export function mayReach(principal: Principal, action: Action, collection: string): boolean {
+  if (principal.kind === "user" || principal.allow.all) return can(principal, action, { collection });
+  return principal.allow[action].some((entry) => (typeof entry === "string" ? entry === collection : entry.where === collection));
+}
+
 function entryGrants(entry: PermissionEntry, target: Target): boolean {
   if (typeof entry === "string") return entry === target.collection;
   if (entry.where !== target.collection) return false;

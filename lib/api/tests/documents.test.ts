@@ -344,6 +344,27 @@ describe("permissions and projects", () => {
     expect(listed.body.items.map((c: any) => c._id)).toEqual(["guarded"]);
   });
 
+  it("a per-document grant holds when the id is in the body (POST and PUT without an id in the path)", async () => {
+    await t.server.request(docs("pd"), as({ json: { _id: "p1", v: 1 } }));
+    const grant = (id: string) => [{ what: "document", where: "pd", what_id: id }];
+    const token = await createToken(t.server, t.owner.session, t.owner.project, { allow: { write: grant("p9"), update: grant("p1") } });
+    const asDoc = (extra: Record<string, unknown>) => ({ project: t.owner.project, token, ...extra });
+    expect((await t.server.request(docs("pd"), asDoc({ json: { _id: "p9", v: 9 } }))).status).toBe(201);
+    expect((await t.server.request(docs("pd"), asDoc({ method: "PUT", json: { _id: "p1", v: 2 } }))).status).toBe(200);
+    for (const request of [asDoc({ json: { _id: "other" } }), asDoc({ json: { v: 1 } }), asDoc({ method: "PUT", json: { _id: "other" } }), asDoc({ method: "PUT", json: { v: 1 } })])
+      expect((await t.server.request(docs("pd"), request)).status).toBe(403);
+    // A multipart body refused after it was read leaves no file behind.
+    const before = await t.db.query("SELECT count(*)::int AS n FROM files WHERE project_id = $1", [t.owner.project]);
+    const form = new FormData();
+    form.set("_id", '"other"');
+    form.set("f", new Blob(["words"]), "a.txt");
+    expect((await t.server.request(docs("pd"), asDoc({ body: form }))).status).toBe(403);
+    expect((await t.db.query("SELECT count(*)::int AS n FROM files WHERE project_id = $1", [t.owner.project])).rows[0].n).toBe(before.rows[0].n);
+    expect((await t.server.request(`${docs("pd")}other/`, as())).status).toBe(404);
+    // Another collection stays closed before any body is read.
+    expect((await t.server.request(docs("elsewhere"), asDoc({ json: { _id: "p9" } }))).status).toBe(403);
+  });
+
   it("another project's data is out of reach", async () => {
     const b = await ownerWithProject(t.server);
     await t.server.request(docs("secret"), { project: b.project, token: b.token, json: { _id: "s", v: 1 } });
