@@ -25,6 +25,17 @@ export function tokenPathSegment(url: string): string | undefined {
   return undefined;
 }
 
+const CREDENTIAL_WORDS = new Set(["authorization", "auth", "token", "secret", "key", "apikey", "password", "passwd", "cookie", "signature", "session", "credential", "credentials"]);
+
+/**
+ * A header name that carries a credential, as far as its words tell (`Authorization`,
+ * `X-Api-Key`, `apikey`, `X-Auth-Token`, `X-Access-Token`, `Webhook-Signature`): hooks send
+ * whatever headers their owner set, and their history and views must not show those values.
+ */
+export function isCredentialHeader(name: string): boolean {
+  return name.toLowerCase().split(/[-_]/).some((word) => CREDENTIAL_WORDS.has(word));
+}
+
 /** The URL with the value of every credential query parameter, and a token path's secret, replaced. */
 export function redactUrl(url: string): string {
   const secret = tokenPathSegment(url);

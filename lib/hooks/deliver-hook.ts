@@ -2,6 +2,7 @@ import { request } from "undici";
 import { assertHostAllowed, outboundDispatcher } from "../net/outbound-guard";
 import type { Hook } from "./hook";
 import { hookSignatureHeaders } from "./hook-signature";
+import { isCredentialHeader, REDACTED } from "../auth/redact-credentials";
 
 /**
  * One attempt at one delivery (CONTRACT §8): the hook's method, URL and headers, Arca's headers
@@ -28,13 +29,13 @@ const SUCCESS = new Set([200, 201, 202, 204]);
 const RECORDED_BODY = 4096;
 const MAX_REDIRECTS = 5;
 const MAX_RETRY_AFTER = 3600;
-const REDACTED_HEADERS = new Set(["authorization", "proxy-authorization", "cookie", "set-cookie", "x-api-key", "x-hook-signature", "webhook-signature"]);
 
 export async function deliverHook(hook: Hook, input: DeliveryInput): Promise<AttemptRecord> {
   const method = hook.method;
   const body = method === "GET" || method === "DELETE" ? "" : JSON.stringify(hook.request_payload_wrapper ? { [hook.request_payload_wrapper]: input.document } : input.document);
+  // Lower-case names: a hook's `Content-Type` or `User-Agent` is replaced by Arca's, never sent twice.
   const headers: Record<string, string> = {
-    ...hook.headers,
+    ...Object.fromEntries(Object.entries(hook.headers).map(([name, value]) => [name.toLowerCase(), value])),
     "user-agent": "Arca-Hooks/1.0",
     "x-hook-id": hook._id,
     "x-hook-trigger": input.trigger,
@@ -103,12 +104,14 @@ function flatHeaders(headers: Record<string, string | string[] | undefined>): Re
 
 function redact(headers: Record<string, string>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) out[name] = REDACTED_HEADERS.has(name.toLowerCase()) ? "[redacted]" : value;
+  for (const [name, value] of Object.entries(headers)) out[name] = isCredentialHeader(name) ? REDACTED : value;
   return out;
 }
 
+/** The first 4 KiB (bytes, as the response's body is kept; a character cut in two is dropped). */
 function truncate(text: string): string {
-  return text.length > RECORDED_BODY ? text.slice(0, RECORDED_BODY) : text;
+  const bytes = Buffer.from(text);
+  return bytes.length > RECORDED_BODY ? bytes.subarray(0, RECORDED_BODY).toString("utf8").replace(/\uFFFD$/, "") : text;
 }
 
 function elapsed(started: number): number {

@@ -3,6 +3,7 @@ import { linearRegExp } from "../query/linear-regexp";
 import type { ValidateFunction } from "ajv";
 import { validationError, type PropertyError } from "../errors";
 import { checkPublicUrl } from "../net/outbound-guard";
+import { isCredentialHeader } from "../auth/redact-credentials";
 
 /**
  * A hook as `_hooks` shows it (CONTRACT §8), its validation and defaults. Stored whole as the
@@ -32,7 +33,7 @@ export const HOOK_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 // Set by Arca on every delivery; a hook cannot override them.
-const RESERVED_HEADERS = new Set(["content-length", "host", "transfer-encoding", "connection", "x-hook-id", "x-hook-trigger", "x-hook-operation-id", "x-hook-signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "x-hook-id", "x-hook-trigger", "x-hook-operation-id", "x-hook-signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
 
 const defaults = (): Omit<Hook, "_id" | "collection" | "url"> => ({
   name: "",
@@ -205,5 +206,8 @@ export function matchesConditions(hook: Pick<Hook, "conditions">, document: unkn
 
 /** The hook as a reader sees it: the secret only for those who may manage hooks. */
 export function hookView(hook: Hook, showSecret: boolean): Hook {
-  return showSecret ? hook : { ...hook, secret: hook.secret ? "********" : "" };
+  if (showSecret) return hook;
+  // Readers who may not manage hooks see neither the signing secret nor credentials in headers.
+  const headers = Object.fromEntries(Object.entries(hook.headers).map(([name, value]) => [name, isCredentialHeader(name) ? "********" : value]));
+  return { ...hook, secret: hook.secret ? "********" : "", headers };
 }

@@ -1,4 +1,4 @@
-import { REDACTED, redactHeader, redactUrl, tokenPathSegment } from "../auth/redact-credentials";
+import { isCredentialHeader, REDACTED, redactHeader, redactUrl, tokenPathSegment } from "../auth/redact-credentials";
 import { generateId } from "../auth/secrets";
 import { pool } from "../db/pool";
 import { query, type Queryable } from "../db/query";
@@ -136,8 +136,12 @@ function redactHeaders(headers: Headers): Record<string, string> {
 
 function redactHookSecrets(recorded: { body?: unknown }): void {
   const redact = (value: unknown) => {
-    if (value && typeof value === "object" && !Array.isArray(value) && typeof (value as Record<string, unknown>).secret === "string")
-      (value as Record<string, unknown>).secret = REDACTED;
+    if (!value || typeof value !== "object" || Array.isArray(value)) return;
+    const hook = value as Record<string, unknown>;
+    if (typeof hook.secret === "string") hook.secret = REDACTED;
+    // Credentials the owner put in the hook's headers (`Authorization: Bearer ...`) likewise.
+    if (hook.headers && typeof hook.headers === "object" && !Array.isArray(hook.headers))
+      for (const name of Object.keys(hook.headers)) if (isCredentialHeader(name)) (hook.headers as Record<string, unknown>)[name] = REDACTED;
   };
   if (typeof recorded.body === "string") recorded.body = recorded.body.replace(/("secret"\s*:\s*")(?:[^"\\]|\\.)*"/g, `$1${REDACTED}"`);
   else {

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { apiSuite } from "../../testing/api-suite";
-import { ownerWithProject } from "../../testing/fixtures";
+import { createToken, ownerWithProject } from "../../testing/fixtures";
 import { startHookReceiver, type HookReceiver } from "../../testing/hook-receiver";
 import { form, PNG } from "./files-helpers";
 
@@ -131,6 +131,7 @@ describe("_hooks documents", () => {
     [{ conditions: { type: "object", properties: { a: { type: "no-such-type" } } } }, "conditions"],
     [{ collection: "_hooks_history" }, "collection"],
     [{ headers: { "X-Hook-Signature": "forged" } }, "headers.X-Hook-Signature"],
+    [{ headers: { "Content-Type": "text/plain" } }, "headers.Content-Type"],
     [{ surprise: 1 }, "surprise"],
   ])("refuses %j with 422 naming %s", async (change, property) => {
     const response = await t.server.request(hooksPath, as({ json: { collection: "books", url: `${receiver.url}/ok`, ...change } }));
@@ -204,11 +205,16 @@ describe("deliveries", () => {
   it("signs the body (X-Hook-Signature and Standard Webhooks), sends a bare document with an empty wrapper, no body for GET", async () => {
     const c = unique("signed");
     const secret = "a-secret-of-the-receiver";
-    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/signed`, secret, request_payload_wrapper: "", headers: { Authorization: "Bearer receiver-token" } });
+    const credentials = { Authorization: "Bearer receiver-token", "Api-Key": "key-1", apikey: "key-2", "X-Auth-Token": "key-3", "X-Access-Token": "key-4", "User-Agent": "mine" };
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/signed`, secret, request_payload_wrapper: "", headers: credentials });
     const getHook = await createHook({ collection: c, url: `${receiver.url}/ok/get`, method: "GET", triggers: ["created"] });
     await t.server.request(docs(c), as({ json: { _id: "s", title: "signed" } }));
     const [signed] = await receiver.waitFor(1, 10_000, forHook(hook._id));
     expect(JSON.parse(signed.body)).toEqual({ _id: "s", title: "signed" });
+    // One Content-Type and one User-Agent, Arca's; the hook's own headers otherwise as set.
+    expect(signed.headers["content-type"]).toBe("application/json");
+    expect(signed.headers["user-agent"]).toBe("Arca-Hooks/1.0");
+    expect(signed.headers["x-auth-token"]).toBe("key-3");
     const hex = createHmac("sha256", secret).update(signed.body).digest("hex");
     expect(signed.headers["x-hook-signature"]).toBe(`sha256=${hex}`);
     const verified = new Webhook(secret, { format: "raw" }).verify(signed.body, signed.headers as Record<string, string>);
@@ -223,6 +229,12 @@ describe("deliveries", () => {
     expect(record.request.headers["x-hook-signature"]).toBe("[redacted]");
     expect(JSON.stringify(record)).not.toContain(secret);
     expect(JSON.stringify(record)).not.toContain("receiver-token");
+    for (const key of ["key-1", "key-2", "key-3", "key-4"]) expect(JSON.stringify(record)).not.toContain(key);
+    // A reader who may not manage hooks sees neither the secret nor credential headers.
+    const reader = await createToken(t.server, t.owner.session, t.owner.project, { allow: { read: ["_hooks"] } });
+    const shown = await t.server.request(`${hooksPath}${hook._id}/`, { project: t.owner.project, token: reader });
+    expect(shown.body.headers).toEqual({ Authorization: "********", "Api-Key": "********", apikey: "********", "X-Auth-Token": "********", "X-Access-Token": "********", "User-Agent": "mine" });
+    expect(JSON.stringify(shown.body)).not.toContain(secret);
   });
 
   it("a whsec_ secret is a Standard Webhooks key", async () => {
