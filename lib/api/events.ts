@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { authenticateProjectRequest } from "../auth/authenticate";
 import { can } from "../auth/can";
 import type { Principal } from "../auth/principal";
 import { badRequest, forbidden, notFound } from "../errors";
@@ -54,11 +55,18 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
   // An empty header (some proxies and clients send one) does not hide the query parameter.
   const lastEventId = readLastEventId(c.req.header("last-event-id")?.trim() || c.req.query("last_event_id"));
   const ttl = parseDuration(project.settings.events_ttl ?? defaultSettings.events_ttl) ?? 0;
+  // The credential as last checked: permissions narrowed since the stream opened apply to it.
+  let current = principal;
+  const credentials = c.get("credentials");
   const options: FeedOptions = {
     projectId: project._id,
     collections,
     matches: (document) => !filter || matchFilter(filter, document as Json),
-    mayRead: (collection, documentId) => can(principal, "read", { collection, documentId }),
+    mayRead: (collection, documentId) => can(current, "read", { collection, documentId }),
+    stillAllowed: async () => {
+      current = (await authenticateProjectRequest(project._id, credentials)).principal;
+      return collections.every((id) => mayReadAny(current, id));
+    },
     lastEventId,
     eventsTtlMs: ttl,
     onClose: (bytesOut) => recordUsage(project._id, { bytesIn: 0, bytesOut }),

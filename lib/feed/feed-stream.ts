@@ -21,6 +21,12 @@ export interface FeedOptions {
   mayRead(collectionId: string, documentId: string): boolean;
   lastEventId: number | undefined;
   eventsTtlMs: number;
+  /**
+   * Whether the credential may still follow these collections, asked every
+   * ARCA_FEED_AUTH_RECHECK_MS (10 s): a revoked token, a removed member or a deactivated project
+   * ends the stream instead of streaming on what it may no longer read.
+   */
+  stillAllowed?(): Promise<boolean>;
   onClose?(bytesSent: number): void;
 }
 
@@ -74,6 +80,7 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
   let bytes = 0;
   const buffered: OutboxEvent[] = [];
   let leave = () => {};
+  let recheck: NodeJS.Timeout | undefined;
 
   const send = (chunk: Uint8Array) => {
     if (closed) return;
@@ -98,6 +105,7 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
     closed = true;
     leave();
     pings.delete(ping);
+    clearInterval(recheck);
     options.onClose?.(bytes);
   };
   const close = () => {
@@ -128,6 +136,13 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
   }
   leave = joined.leave;
   pings.add(ping);
+  const recheckMs = Number(process.env.ARCA_FEED_AUTH_RECHECK_MS || 10_000);
+  if (options.stillAllowed && recheckMs > 0) {
+    recheck = setInterval(() => {
+      options.stillAllowed!().then((allowed) => allowed || close(), close);
+    }, recheckMs);
+    recheck.unref?.();
+  }
   send(encoder.encode(first));
   void (async () => {
     try {

@@ -114,6 +114,29 @@ describe("change feed", () => {
     expect(denied.status).toBe(403);
   });
 
+  it("ends an open stream once its credential no longer reads the collection (token revoked or narrowed)", async () => {
+    process.env.ARCA_FEED_AUTH_RECHECK_MS = "100";
+    try {
+      const c = unique("revoked");
+      const mint = async (read: unknown[]) =>
+        (await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read } } } }))).body as { _id: string; token: string };
+      const revoked = await mint([c]);
+      const narrowed = await mint([c]);
+      const feeds = [await subscribe(`/api/collections/${c}/events/`, { token: revoked.token }), await subscribe(`/api/collections/${c}/events/`, { token: narrowed.token })];
+      await t.server.request(docs(c), as({ json: { _id: "before" } }));
+      for (const feed of feeds) expect(summary(await feed.waitFor(1))).toEqual([["created", "before"]]);
+      expect((await t.server.request(`/api/collections/_tokens/documents/${revoked._id}/`, as({ method: "DELETE" }))).status).toBe(204);
+      const patched = await t.server.request(`/api/collections/_tokens/documents/${narrowed._id}/`, as({ method: "PATCH", json: { permission: { allow: { read: ["elsewhere"] } } } }));
+      expect(patched.status, patched.text).toBe(200);
+      // Within the auth cache (1 s) and a recheck, both streams end.
+      for (const feed of feeds) await Promise.race([feed.closed, new Promise((_, reject) => setTimeout(() => reject(new Error("stream still open")), 5000))]);
+      await t.server.request(docs(c), as({ json: { _id: "after" } }));
+      for (const feed of feeds) expect(summary(feed.events)).toEqual([["created", "before"]]);
+    } finally {
+      delete process.env.ARCA_FEED_AUTH_RECHECK_MS;
+    }
+  });
+
   it("resumes after a dropped connection with nothing missed and nothing repeated (header or query parameter)", async () => {
     const c = unique("resume");
     const first = await subscribe(`/api/collections/${c}/events/`);
