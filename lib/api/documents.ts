@@ -196,10 +196,12 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const collectionId = collection(c, "read");
   if (collectionId === undefined) return c.json(pageOf([], 0, query, c.req.url));
-  const { items, total, schema } = await listDocuments(requestScope(c), { collectionId, query });
+  // Projected last, as a single read is: `fields=author.name` reaches into an embedded document.
+  const whole = { ...query, fields: undefined, fieldsExclude: undefined };
+  const { items, total, schema } = await listDocuments(requestScope(c), { collectionId, query: whole });
   const current = await withCurrentFileRecords(c.get("project")._id, collectionId, items);
   const resolved = await resolveEmbeds(c.get("project")._id, collectionId, schema, current, readable(c));
-  return c.json(pageOf(resolved, total, query, c.req.url));
+  return c.json(pageOf(resolved.map((doc) => projectFields(doc, query)), total, query, c.req.url));
 }
 
 async function update(c: Context<ApiEnv>, upsert: boolean) {

@@ -146,6 +146,16 @@ describe("schemas", () => {
     expect(read.body.author).toEqual({ _id: "ann", name: "Ann" });
     const list = await t.server.request(`${docs("articles")}?filter=${encodeURIComponent('{"_id":"a2"}')}`, as());
     expect(list.body.items[0].author).toEqual({ _id: "ann", name: "Ann" });
+    // fields / fields_exclude reach into the embedded document, in a list as in a single read.
+    for (const [query, expected] of [
+      ["fields=author.name", { _id: "a2", author: { name: "Ann" } }],
+      ["fields_exclude=author.name,title", { _id: "a2", author: { _id: "ann" } }],
+    ] as const) {
+      const one = await t.server.request(`${docs("articles")}a2/?${query}`, as());
+      const listed = await t.server.request(`${docs("articles")}?filter=${encodeURIComponent('{"_id":"a2"}')}&${query}`, as());
+      expect(one.body, query).toEqual(expected);
+      expect(listed.body.items, query).toEqual([expected]);
+    }
     const { rows } = await t.db.query("SELECT data FROM documents WHERE project_id = $1 AND collection_id = 'articles' AND id = 'a2'", [t.owner.project]);
     expect(rows[0].data.author).toBe("ann");
   });
