@@ -1,6 +1,7 @@
 import { conflict, notFound, validationError } from "../errors";
 import type { ProjectScope } from "../collections/collection";
 import { checkPropertyPath, setOwn } from "../query/json-input";
+import { isFileRecordShape } from "../files/file-record";
 import { mergePatch } from "./merge-patch";
 import { shallowPatch, type PatchMode } from "./patch-document";
 import { updateDocument } from "./update-document";
@@ -46,6 +47,7 @@ export async function setDocumentProperty(
     collectionId: input.collectionId,
     id: input.id,
     change: (doc) => {
+      checkOutsideFileRecords(doc, input.path);
       created = !hasProperty(doc, input.path);
       if (write.kind === "create" && !created) throw conflict("Document property already exists.");
       if (write.kind === "patch") {
@@ -97,6 +99,18 @@ function isObject(value: unknown): value is Doc {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/**
+ * A file record is the `_files` record, the same wherever it is read (seed): a path inside one
+ * (`photo/name/`) is refused, since the record changes only by uploading again.
+ */
+function checkOutsideFileRecords(doc: Doc, path: string[]): void {
+  for (let depth = 1; depth < path.length; depth++) {
+    const prefix = path.slice(0, depth);
+    if (hasProperty(doc, prefix) && isFileRecordShape(readProperty(doc, prefix)))
+      throw validationError("Validation error", [{ property: prefix.join("."), message: "holds a file: its record changes only by uploading" }]);
+  }
+}
+
 function hasProperty(doc: Doc, path: string[]): boolean {
   try {
     readProperty(doc, path);
@@ -113,6 +127,7 @@ export async function unsetDocumentProperty(scope: ProjectScope, input: { collec
     collectionId: input.collectionId,
     id: input.id,
     change: (doc) => {
+      checkOutsideFileRecords(doc, input.path);
       readProperty(doc, input.path);
       const parent = input.path.length > 1 ? readProperty(doc, input.path.slice(0, -1)) : doc;
       const last = input.path[input.path.length - 1];

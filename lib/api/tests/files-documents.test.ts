@@ -60,6 +60,13 @@ describe("files in document properties", () => {
     expect(JSON.stringify(read.body.meta.avatar)).toBe(live);
     const listed = await server.request(`${docs("notes")}/?filter=${encodeURIComponent('{"_id":"n1"}')}`, { project, token });
     expect(JSON.stringify(listed.body.items[0].meta.avatar)).toBe(live);
+    // Paths inside a file record are not writable: the record changes only by uploading.
+    for (const method of ["PUT", "POST", "PATCH", "DELETE"]) {
+      const inside = await server.request(`${docs("notes")}/n1/meta/avatar/name/`, { project, token, method, json: method === "DELETE" ? undefined : "other.png" });
+      expect(inside.status, `${method} ${inside.text}`).toBe(422);
+      expect(inside.body.errors[0].property).toBe("meta.avatar");
+    }
+    expect(JSON.stringify((await server.request(`${docs("notes")}/n1/`, { project, token })).body.meta.avatar)).toBe(live);
     // A property that is not a file: "content" is just a property name.
     await server.request(`${docs("notes")}/n2/`, { project, token, method: "PUT", json: { info: { content: 7 } } });
     expect((await server.request(`${docs("notes")}/n2/info/content/`, { project, token })).body).toBe(7);
