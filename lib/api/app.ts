@@ -17,6 +17,7 @@ import { bindInfoApi } from "./info";
 import { bindInvitationsApi } from "./invitations";
 import { bindMembersApi } from "./members";
 import { bindNotificationsApi } from "./notifications";
+import { bindSystemRecordProperties } from "./system-record-properties";
 import { bindProjectsApi } from "./projects";
 import { bindTokensApi } from "./tokens";
 import { bindUsageApi } from "./usage";
@@ -55,6 +56,7 @@ export function createApiApp(): Hono<ApiEnv> {
   bindCollectionsApi(project);
   bindMembersApi(project);
   bindNotificationsApi(project);
+  bindSystemRecordProperties(app, project); // last: only what no system collection's own routes took
   return app;
 }
 

@@ -329,6 +329,22 @@ describe("_users", () => {
 });
 
 describe("_notification", () => {
+  it("system records' properties read by path like a document's; writing one is 403", async () => {
+    const role = await server.request(`${USERS}${owner.email}/role/`, asOwner());
+    expect(role).toMatchObject({ status: 200, body: "owner" });
+    await invite(uniqueEmail("prop"));
+    const [note] = (await server.request(NOTIFICATIONS, asOwner())).body.items;
+    expect((await server.request(`/api/collections/_notifications/documents/${note._id}/subject/`, asOwner())).body).toBe(note.subject);
+    const token = await server.request("/api/collections/_tokens/documents/", { ...asOwner(), json: { _id: "prop-token", name: "Named" } });
+    expect(token.status).toBe(201);
+    expect((await server.request("/api/collections/_tokens/documents/prop-token/permission/allow/all/", asOwner())).body).toBe(false);
+    expect((await server.request(`${USERS}${owner.email}/nothing/`, asOwner())).body).toEqual({ message: "Document property not found." });
+    expect((await server.request(`${USERS}nobody@example.com/role/`, asOwner())).status).toBe(404);
+    const write = await server.request(`${USERS}${owner.email}/role/`, { ...asOwner(), method: "PUT", json: "admin" });
+    expect(write.status).toBe(403);
+    expect((await server.request(`${USERS}${owner.email}/role/`, { project: owner.project })).status).toBe(401);
+  });
+
   it("is readable under both names, deletable, otherwise read-only", async () => {
     await invite(uniqueEmail("note"));
     const list = await server.request(NOTIFICATIONS, asOwner());
