@@ -181,10 +181,13 @@ function mayManage(c: Context<ApiEnv>): boolean {
   return can(c.get("principal"), "update", { collection: "_hooks", manage: true });
 }
 
-// Hooks configure where a project's data is sent: managing them is administration.
+// Hooks configure where a project's data is sent: managing them is administration (owners and
+// admins; members read). A token's per-document grant (`{where: "_hooks", what_id}`) reaches that
+// hook, as grants reach documents.
 function allow(c: Context<ApiEnv>, action: Action, documentId?: string): void {
-  if (!can(c.get("principal"), action, { collection: "_hooks", documentId, manage: action !== "read" }))
-    throw forbidden(`Not allowed to ${action} hooks`);
+  const principal = c.get("principal");
+  const manage = action !== "read" && (principal.kind === "user" || documentId === undefined);
+  if (!can(principal, action, { collection: "_hooks", documentId, manage })) throw forbidden(`Not allowed to ${action} hooks`);
 }
 
 function allowHistory(c: Context<ApiEnv>, action: Action): void {

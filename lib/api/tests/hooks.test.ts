@@ -481,4 +481,18 @@ describe("isolation", () => {
     const response = await t.server.request(hooksPath, { project: t.owner.project, token, json: { collection: "books", url: `${receiver.url}/ok` } });
     expect(response.status).toBe(403);
   });
+
+  it("a token's per-document grant on one hook reaches that hook only", async () => {
+    await createHook({ _id: "granted", collection: "books", url: `${receiver.url}/ok` });
+    await createHook({ _id: "other-hook", collection: "books", url: `${receiver.url}/ok` });
+    const grant = [{ what: "document", where: "_hooks", what_id: "granted" }];
+    const minted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: grant, update: grant, delete: grant } } } }));
+    const asGrant = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: minted.body.token, ...extra });
+    const patched = await t.server.request(`${hooksPath}granted/`, asGrant({ method: "PATCH", json: { name: "Mine" } }));
+    expect(patched.status, patched.text).toBe(200);
+    expect((await t.server.request(`${hooksPath}other-hook/`, asGrant({ method: "PATCH", json: { name: "No" } }))).status).toBe(403);
+    expect((await t.server.request(hooksPath, asGrant({ json: { collection: "books", url: `${receiver.url}/ok` } }))).status).toBe(403);
+    expect((await t.server.request(`${hooksPath}granted/`, asGrant({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request(`${hooksPath}other-hook/`, as({ method: "DELETE" }))).status).toBe(204);
+  });
 });
