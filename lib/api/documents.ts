@@ -16,6 +16,7 @@ import { updateDocuments } from "../documents/update-documents";
 import { badRequest, forbidden, notFound, validationError } from "../errors";
 import { collectionIdErrors } from "../collections/collection";
 import { withActions } from "../http/actions";
+import { methodNotAllowedHere } from "../http/route-methods";
 import { readActionBody } from "../http/action-filter";
 import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonObject } from "../http/json-body";
@@ -94,6 +95,11 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
       },
     ),
   );
+  // A document list takes GET, POST and PUT; its PATCH and DELETE would otherwise fall to the
+  // collection's property routes and end as 404.
+  const notOnList = methodNotAllowedHere(["GET", "HEAD", "POST", "PUT"]);
+  app.patch(BASE, notOnList);
+  app.delete(BASE, notOnList);
   app.get(`${BASE}/:id`, async (c) => {
     const collectionId = collection(c, "read", pathParam(c, "id"));
     const { doc, schema } = await getDocument(requestScope(c), { collectionId, id: pathParam(c, "id") });

@@ -23,6 +23,17 @@ export function notFoundOrMethodNotAllowed(app: Hono<ApiEnv>): (c: Context) => R
   };
 }
 
+/**
+ * A 405 for a method a path never takes, where the not-found handler cannot tell (the path also
+ * matches a route that steps aside for it, e.g. a collection's property paths for `documents/`).
+ */
+export function methodNotAllowedHere(allowed: string[]): (c: Context) => Response {
+  return (c) => {
+    c.header("Allow", [...allowed, "OPTIONS"].join(", "));
+    return c.json({ message: "Method not allowed" }, 405);
+  };
+}
+
 /** Hono's path syntax (`/a/:id/:rest{.+}`, `*`) as an anchored RegExp over a path without its trailing slash. */
 function compile(path: string): RegExp {
   const body = path

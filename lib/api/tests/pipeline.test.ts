@@ -39,6 +39,12 @@ describe("the request pipeline", () => {
       expect(allow).not.toContain(method);
       expect(res.headers.get("access-control-allow-origin")).toBe("*");
     }
+    // A document list's PATCH and DELETE too (they also match the collection's property routes).
+    for (const method of ["PATCH", "DELETE"]) {
+      const list = await server.request("/api/collections/notes/documents/", { method, headers: { "x-project": owner.project, authorization: `Token ${owner.token}` } });
+      expect(list.status, method).toBe(405);
+      expect(list.headers.get("allow")).toBe("GET, HEAD, POST, PUT, OPTIONS");
+    }
     // Without the trailing slash too; an unknown path stays 404.
     expect((await server.request("/api/info", { method: "POST", headers: { "x-project": owner.project } })).status).toBe(405);
     expect((await server.request("/api/infox/", { method: "POST" })).status).toBe(404);
