@@ -51,12 +51,12 @@ describe("isActiveContent", () => {
 
 describe("contentDisposition", () => {
   it.each<[string, "inline" | "attachment", string, string]>([
-    ["plain ASCII", "attachment", "report.pdf", 'attachment; filename="report.pdf"'],
-    ["inline", "inline", "cat.png", 'inline; filename="cat.png"'],
-    ["spaces", "attachment", "my report 2024.pdf", 'attachment; filename="my report 2024.pdf"'],
-    ["quotes escaped", "attachment", 'say "hi".txt', 'attachment; filename="say \\"hi\\".txt"'],
-    ["backslash escaped", "attachment", "a\\b.txt", 'attachment; filename="a\\\\b.txt"'],
-    ["semicolon and equals stay quoted", "attachment", "a;b=c.txt", 'attachment; filename="a;b=c.txt"'],
+    ["plain ASCII", "attachment", "report.pdf", "attachment; filename=\"report.pdf\"; filename*=UTF-8''report.pdf"],
+    ["inline", "inline", "cat.png", "inline; filename=\"cat.png\"; filename*=UTF-8''cat.png"],
+    ["spaces", "attachment", "my report 2024.pdf", "attachment; filename=\"my report 2024.pdf\"; filename*=UTF-8''my%20report%202024.pdf"],
+    ["quotes escaped", "attachment", 'say "hi".txt', "attachment; filename=\"say \\\"hi\\\".txt\"; filename*=UTF-8''say%20%22hi%22.txt"],
+    ["backslash escaped", "attachment", "a\\b.txt", "attachment; filename=\"a\\\\b.txt\"; filename*=UTF-8''a%5Cb.txt"],
+    ["semicolon and equals stay quoted", "attachment", "a;b=c.txt", "attachment; filename=\"a;b=c.txt\"; filename*=UTF-8''a%3Bb%3Dc.txt"],
     [
       "percent escapes get an exact filename*",
       "attachment",

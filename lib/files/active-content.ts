@@ -37,18 +37,14 @@ export function isActiveContent(contentType: string): boolean {
 
 /**
  * `Content-Disposition` per RFC 6266: a quoted ASCII `filename` every client understands, plus
- * `filename*` (RFC 8187, UTF-8, percent-encoded) when the ASCII form is not the real name.
+ * `filename*` (RFC 8187, UTF-8, percent-encoded) always, as the contract names it: clients that
+ * read it get the exact name.
  * Control characters never reach the header, so a name cannot inject header lines.
  */
 export function contentDisposition(kind: "inline" | "attachment", fileName: string): string {
   if (fileName === "") return kind;
   const fallback = asciiFallback(fileName);
-  let value = `${kind}; filename="${fallback.replace(/["\\]/g, "\\$&")}"`;
-  // A `%XX` in the plain form is decoded by some clients; say exactly what we mean in `filename*`.
-  if (fallback !== fileName || /%[0-9A-Fa-f]{2}/.test(fileName)) {
-    value += `; filename*=UTF-8''${encodeExtValue(fileName)}`;
-  }
-  return value;
+  return `${kind}; filename="${fallback.replace(/["\\]/g, "\\$&")}"; filename*=UTF-8''${encodeExtValue(fileName)}`;
 }
 
 /** Printable ASCII only: accents dropped (`Résumé` -> `Resume`), anything else becomes `_`. */

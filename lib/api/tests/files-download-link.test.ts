@@ -69,7 +69,7 @@ describe("content by ?project= on the bare host", () => {
     const res = await t.server.request(propertyContent(`project=${t.owner.project}`), { headers: { cookie } });
     expect(res.status).toBe(200);
     expect(res.text).toBe(HTML);
-    expect(res.headers.get("content-disposition")).toBe('attachment; filename="page.html"');
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="page.html"; filename*=UTF-8''page.html`);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
     expect(res.headers.get("content-security-policy")).toBe("sandbox");
   });
@@ -77,11 +77,11 @@ describe("content by ?project= on the bare host", () => {
   it("PDF, inline and unsandboxed with X-Project, is an attachment under the sandbox here", async () => {
     const viaHeader = await t.server.request(filesContent(pdfId, ""), { project: t.owner.project, headers: { cookie } });
     expect(viaHeader.status).toBe(200);
-    expect(viaHeader.headers.get("content-disposition")).toBe('inline; filename="report.pdf"');
+    expect(viaHeader.headers.get("content-disposition")).toBe(`inline; filename="report.pdf"; filename*=UTF-8''report.pdf`);
     expect(viaHeader.headers.get("content-security-policy") ?? "").not.toContain("sandbox");
     const viaQuery = await t.server.request(filesContent(pdfId, `project=${t.owner.project}`), { headers: { cookie } });
     expect(viaQuery.status).toBe(200);
-    expect(viaQuery.headers.get("content-disposition")).toBe('attachment; filename="report.pdf"');
+    expect(viaQuery.headers.get("content-disposition")).toBe(`attachment; filename="report.pdf"; filename*=UTF-8''report.pdf`);
     expect(viaQuery.headers.get("content-security-policy")).toBe("sandbox");
   });
 

@@ -57,7 +57,7 @@ describe("direct upload into _files and download", () => {
     expect(res.headers.get("etag")).toBe(`"${createHash("md5").update(bytes).digest("hex")}"`);
     expect(res.headers.get("last-modified")).toMatch(/GMT$/);
     expect(res.headers.get("x-content-type-options")).toBe("nosniff");
-    expect(res.headers.get("content-disposition")).toBe('attachment; filename="data.bin"');
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="data.bin"; filename*=UTF-8''data.bin`);
     expect(res.headers.get("content-security-policy")).toBe("sandbox");
   });
 
@@ -175,7 +175,7 @@ describe("content types", () => {
     expect(res.body.content_type).toBe("image/png");
     const got = await getBytes(server, `${FILES}/${res.body._id}/content/`, project, token);
     expect(got.headers.get("content-type")).toBe("image/png");
-    expect(got.headers.get("content-disposition")).toBe('inline; filename="picture.txt"');
+    expect(got.headers.get("content-disposition")).toBe(`inline; filename="picture.txt"; filename*=UTF-8''picture.txt`);
   });
 
   it("text by extension: .csv is text/csv", async () => {
@@ -198,7 +198,7 @@ describe("content types", () => {
     expect(res.status, res.text).toBe(201);
     expect(res.body.content_type).toBe("text/html");
     const got = await getBytes(server, `${FILES}/${res.body._id}/content/`, project, token);
-    expect(got.headers.get("content-disposition")).toBe('attachment; filename="page.html"');
+    expect(got.headers.get("content-disposition")).toBe(`attachment; filename="page.html"; filename*=UTF-8''page.html`);
     expect(got.headers.get("content-security-policy")).toBe("sandbox");
     expect(got.headers.get("x-content-type-options")).toBe("nosniff");
   });
