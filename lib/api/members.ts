@@ -4,11 +4,11 @@ import { normalizeEmail } from "../auth/email";
 import type { Action } from "../auth/principal";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
-import { readActionBody } from "../http/action-filter";
+import { deleteMatching } from "../http/action-filter";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
-import { listInMemory, recordsMatching } from "../lists/list-in-memory";
+import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
@@ -37,12 +37,11 @@ export function bindMembersApi(app: ProjectRoutes): void {
       // that selects the owner removes nobody (403).
       delete: async (c) => {
         allow(c, "delete");
-        const { filter } = await readActionBody(c);
         const projectId = c.get("project")._id;
-        const matching = recordsMatching((await listMembers(projectId)) as unknown as Record<string, unknown>[], filter);
-        if (matching.some((m) => m.role === "owner")) throw forbidden("The owner cannot be removed.");
-        for (const member of matching) await removeMember(projectId, member._id as string, c.get("principal"));
-        return c.json({ deleted: matching.length });
+        return deleteMatching(c, (await listMembers(projectId)) as unknown as Record<string, unknown>[], async (matching) => {
+          if (matching.some((m) => m.role === "owner")) throw forbidden("The owner cannot be removed.");
+          for (const member of matching) await removeMember(projectId, member._id as string, c.get("principal"));
+        });
       },
     }, async (c) => {
       allow(c, "write");

@@ -4,13 +4,13 @@ import type { Action } from "../auth/principal";
 import { createToken, deleteToken, getToken, listTokens, tokenIdOf, updateToken } from "../auth/tokens";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
-import { readActionBody } from "../http/action-filter";
+import { deleteMatching } from "../http/action-filter";
 import { mergePatch } from "../documents/merge-patch";
 import { patchModeOf } from "../documents/patch-document";
 import type { ApiEnv } from "../http/env";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { readJsonObject } from "../http/json-body";
-import { listInMemory, recordsMatching } from "../lists/list-in-memory";
+import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
@@ -38,11 +38,10 @@ export function bindTokensApi(app: ProjectRoutes): void {
       // Delete by criteria (CONTRACT §3): every token the filter selects is revoked.
       delete: async (c) => {
         allow(c, "delete");
-        const { filter } = await readActionBody(c);
         const projectId = c.get("project")._id;
-        const matching = recordsMatching((await listTokens(projectId)) as unknown as Record<string, unknown>[], filter);
-        for (const token of matching) await deleteToken(projectId, token._id as string);
-        return c.json({ deleted: matching.length });
+        return deleteMatching(c, (await listTokens(projectId)) as unknown as Record<string, unknown>[], async (matching) => {
+          for (const token of matching) await deleteToken(projectId, token._id as string);
+        });
       },
     }, async (c) => {
       allow(c, "write");
