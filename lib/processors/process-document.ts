@@ -83,7 +83,18 @@ function exclusive<T>(db: Queryable, work: () => Promise<T>): Promise<T> {
 }
 
 function touched(property: PropertyPlan, before: Doc, doc: Doc): boolean {
-  return [property.path, ...property.inputs].some((path) => !sameJson(readPath(before, path), readPath(doc, path)));
+  return [property.path, ...property.inputs].some((path) => !sameJson(fileIdentities(readPath(before, path)), fileIdentities(readPath(doc, path))));
+}
+
+/**
+ * A file is the same file by its `_id`: a document sent back as read carries its file records
+ * with a newer `last_access` (reads show the live record), which is no change of the input.
+ */
+function fileIdentities(value: unknown): unknown {
+  if (isFileRecordShape(value)) return { _id: value._id };
+  if (Array.isArray(value)) return value.map(fileIdentities);
+  if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, fileIdentities(item)]));
+  return value;
 }
 
 async function runProcessor(ctx: ProcessingContext, property: PropertyPlan, spec: ProcessorSpec, doc: Doc, current: unknown): Promise<unknown> {
