@@ -64,9 +64,6 @@ export const watermark: ProcessorKind = {
   source: "original_image",
   check(spec) {
     if (spec.in.url) return 'argument "url" is not supported: give a watermark_image file';
-    // A literal (a URL, a name) can never be a file of the document: every write would fail.
-    for (const arg of ["watermark_image", "original_image"])
-      if (spec.in[arg] && "value" in spec.in[arg]) return `argument "${arg}" must name a file property ({"property": ...}), not a literal value`;
     return (
       literalCheck(spec, "gravity", (v) => typeof v === "string" && Object.hasOwn(GRAVITY, v), `must be one of ${Object.keys(GRAVITY).join(", ")}`) ??
       literalCheck(spec, "opacity", (v) => typeof v === "number" && v >= 0 && v <= 1, "must be a number from 0 to 1")

@@ -207,11 +207,15 @@ export function readPath(doc: unknown, path: string[]): unknown {
 
 function writePath(doc: Doc, path: string[], value: unknown): void {
   let node = doc;
-  for (const segment of path.slice(0, -1)) {
+  path.slice(0, -1).forEach((segment, depth) => {
     const next = Object.hasOwn(node, segment) ? node[segment] : undefined;
-    if (!next || typeof next !== "object" || Array.isArray(next)) Object.defineProperty(node, segment, { value: {}, enumerable: true, writable: true, configurable: true });
+    // A value the client sent where the output's parent object goes is kept and refused (the
+    // schema's 422), never replaced by an object holding the output.
+    if (next !== undefined && next !== null && (typeof next !== "object" || Array.isArray(next)))
+      throw validationError("Validation error", [{ property: path.slice(0, depth + 1).join("."), message: "must be object" }]);
+    if (next === undefined || next === null) Object.defineProperty(node, segment, { value: {}, enumerable: true, writable: true, configurable: true });
     node = node[segment] as Doc;
-  }
+  });
   Object.defineProperty(node, path[path.length - 1], { value, enumerable: true, writable: true, configurable: true });
 }
 

@@ -50,6 +50,8 @@ function collect(node: unknown, path: string[], found: PropertyPlan[], errors: P
   if (path.length && source.processors !== undefined) {
     const types = Array.isArray(source.type) ? source.type : [source.type];
     if (insideArray || types.includes("array")) errors.push({ property: key, message: "processors cannot run on an array property" });
+    // The id is the client's or generated, checked and fixed before processors run (CONTRACT §5).
+    else if (key === "_id") errors.push({ property: key, message: "processors cannot run on _id" });
     else {
       const processors = parseProcessors(source.processors, key, errors);
       if (processors) found.push({ path, key, processors, inputs: inputsOf(processors) });
@@ -110,11 +112,30 @@ function parseProcessors(value: unknown, key: string, errors: PropertyError[]): 
       }
     if (bad) continue;
     const spec: ProcessorSpec = { name: name as string, in: parsed };
-    const problem = kind.check?.(spec);
+    const problem = literalProblem(spec) ?? kind.check?.(spec);
     if (problem) errors.push({ property: key, message: `${name}: ${problem}` });
     else specs.push(spec);
   }
   return specs;
+}
+
+/** Arguments that name a file of the document: a literal can never be one. */
+const FILE_ARGUMENTS = new Set(["original_image", "watermark_image"]);
+/** Arguments every kind reads as a string (md5's `text` takes any JSON value, so md5 is exempt). */
+const STRING_ARGUMENTS = new Set(["text", "html", "template_string", "url", "base_url", "language", "from", "to", "lang", "api_key", "subscription_key", "language_token", "format", "speaker", "emotion", "timezone", "model", "syntax", "random_type", "gravity"]);
+
+/**
+ * Literals of the wrong kind refused when the schema is saved: otherwise the schema is stored
+ * and every later write fails on them (422 each time).
+ */
+function literalProblem(spec: ProcessorSpec): string | undefined {
+  for (const [arg, given] of Object.entries(spec.in)) {
+    if (!("value" in given)) continue;
+    if (FILE_ARGUMENTS.has(arg)) return `argument "${arg}" must name a file property ({"property": ...}), not a literal value`;
+    if (spec.name !== "md5" && STRING_ARGUMENTS.has(arg) && typeof given.value !== "string") return `argument "${arg}" must be a string`;
+    if ((arg === "url" || arg === "base_url") && !/^https?:\/\/[^\s/]+/i.test(given.value as string)) return `argument "${arg}" must be an http(s) URL`;
+  }
+  return undefined;
 }
 
 /** `{"property": "a.b"}`, `{"value": <literal>}`, or (nested) an object of such arguments; a string is the problem. */

@@ -45,10 +45,29 @@ describe("processors in a schema, checked when it is saved", () => {
     expect(literalFile.body.errors[0]).toMatchObject({ property: "p" });
     expect(literalFile.body.errors[0].message).toContain("watermark_image");
 
+    // Literals of the wrong kind: refused when saved, not on every later write.
+    for (const [processor, arg] of [
+      [{ name: "resize", in: { original_image: { value: "http://x/y.png" }, size: { value: [10, 10] } } }, "original_image"],
+      [{ name: "markdown", in: { text: { value: { a: 1 } } } }, "text"],
+      [{ name: "html_to_text", in: { html: { value: [1] } } }, "html"],
+      [{ name: "google_translate", in: { text: { value: "hi" }, to: { value: 5 }, api_key: { value: "k" } } }, "to"],
+      [{ name: "readability_com", in: { url: { value: "not a url" } } }, "url"],
+    ] as const) {
+      const res = await saveSchema({ p: { type: "string", processors: [processor] } });
+      expect(res.status, `${processor.name}: ${res.text}`).toBe(422);
+      expect(res.body.errors[0].message).toContain(`"${arg}"`);
+    }
+    // md5 takes any JSON value as its text.
+    expect((await saveSchema({ p: { type: "string", processors: [{ name: "md5", in: { text: { value: { a: 1 } } } }] } })).status).toBe(201);
+
     // Handlebars' built-in `log` would write document values to the server's console.
     const log = await saveSchema({ t: { type: "string", processors: [{ name: "template", in: { template_string: { value: "{{log x}}" } } }] } });
     expect(log.status).toBe(422);
     expect(log.body.errors[0].message).toContain("template_string");
+
+    const onId = await saveSchema({ _id: { type: "string", processors: [{ name: "random", in: { length: { value: 100 } } }] } });
+    expect(onId.status).toBe(422);
+    expect(onId.body.errors).toEqual([{ property: "_id", message: "processors cannot run on _id" }]);
 
     const array = await saveSchema({ tags: { type: "array", items: { type: "string" }, processors: [{ name: "md5" }] } });
     expect(array.status).toBe(422);
@@ -121,6 +140,19 @@ describe("text processors on real inputs", () => {
       expect(Number.isSafeInteger(res.body.long)).toBe(true);
       expect(String(res.body.one)).toMatch(/^\d$/);
     }
+  });
+
+  it("a processor on a nested property never replaces a parent the client sent that is no object (422)", async () => {
+    const c = await collectionWith({ c: { type: "object", properties: { r: { type: "string", processors: [{ name: "random", in: { length: { value: 8 } } }] } } } });
+    for (const value of ["just a string", [1, 2], 5]) {
+      const res = await t.server.request(docs(c), as({ json: { _id: "q", c: value } }));
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.errors[0]).toEqual({ property: "c", message: "must be object" });
+    }
+    const fine = await t.server.request(docs(c), as({ json: { _id: "q", c: {} } }));
+    expect(fine.status).toBe(201);
+    expect(fine.body.c.r).toMatch(/^.{8}$/);
+    expect((await t.server.request(docs(c), as({ json: { _id: "q2" } }))).body.c.r).toMatch(/^.{8}$/);
   });
 
   it("readability reads text without any HTML element as a page's body (no 500)", async () => {
