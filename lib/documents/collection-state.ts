@@ -51,7 +51,10 @@ export async function withFreshState<T>(projectId: string, collectionId: string,
     try {
       return await work(state);
     } catch (error) {
-      const retry = error instanceof StaleCollectionState || (error as { code?: string }).code === "40P01";
+      // 23503: the collection row was deleted under this write (a collection DELETE committed
+      // between the write's guard and its insert): again, it creates the collection anew.
+      const code = (error as { code?: string }).code;
+      const retry = error instanceof StaleCollectionState || code === "40P01" || code === "23503";
       if (!retry || attempt >= 4) throw error;
       forgetCollectionState(projectId, collectionId);
     }

@@ -19,6 +19,7 @@ import { schemaGuard, StaleCollectionState, type CollectionState } from "./colle
 type Doc = Record<string, unknown>;
 
 export const LIMIT_MESSAGE = "Project data size limit exceeded";
+export const ID_TAKEN = "Document with this _id already exists.";
 
 /** Inserts a document, creating its collection (schema-less) when missing. 409 on a taken `_id`. */
 export async function insertDocument(db: Queryable, scope: ProjectScope, collectionId: string, state: CollectionState, doc: Doc): Promise<Doc> {
@@ -211,5 +212,5 @@ export function uniqueViolation(error: unknown): Error | undefined {
   const e = error as { code?: string; constraint?: string };
   if (e?.code !== "23505") return undefined;
   if (e.constraint?.startsWith("di_")) return conflict("Document violates a unique index of the collection.");
-  return conflict("Document with this _id already exists.");
+  return conflict(ID_TAKEN);
 }

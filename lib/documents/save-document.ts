@@ -1,9 +1,10 @@
 import { sql } from "../db/sql";
 import { queryOne, transaction } from "../db/query";
 import type { ProjectScope } from "../collections/collection";
-import { withFreshState } from "./collection-state";
+import { AppError } from "../errors";
+import { StaleCollectionState, withFreshState } from "./collection-state";
 import { newDocumentId } from "./document-id";
-import { insertDocument, replaceDocument } from "./document-statements";
+import { ID_TAKEN, insertDocument, replaceDocument } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
 
 type Doc = Record<string, unknown>;
@@ -22,7 +23,15 @@ export async function saveDocument(
       const before = await lockDocument(client, scope.projectId, input.collectionId, id);
       input.authorize?.(before ? "update" : "write");
       const doc = await prepareDocument(scope.projectId, input.collectionId, state, id, input.body, before, { scope, db: client });
-      if (!before) return { doc: await insertDocument(client, scope, input.collectionId, state, doc), created: true };
+      if (!before) {
+        try {
+          return { doc: await insertDocument(client, scope, input.collectionId, state, doc), created: true };
+        } catch (error) {
+          // A concurrent save created it after our lock found nothing: a save, so again (it replaces).
+          if (error instanceof AppError && error.message === ID_TAKEN) throw new StaleCollectionState();
+          throw error;
+        }
+      }
       return { doc: await replaceDocument(client, scope, input.collectionId, state, before, doc), created: false };
     }),
   );

@@ -252,6 +252,26 @@ describe("update, upsert, delete by criteria", () => {
 });
 
 describe("counters and the outbox", () => {
+  it("concurrent PUTs of one absent document: one 201, the others 200 (a save never answers 409)", async () => {
+    const answers = await Promise.all(Array.from({ length: 20 }, (_, i) => t.server.request(`${docs("racing")}same/`, as({ method: "PUT", json: { i } }))));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(19);
+    expect((await t.server.request("/api/collections/racing/", as())).body.documents_count).toBe(1);
+  });
+
+  it("documents POSTed while their collection is deleted: never a 500", async () => {
+    for (let round = 0; round < 5; round++) {
+      const c = `churn${round}`;
+      await t.server.request(docs(c), as({ json: { seed: 1 } }));
+      const answers = await Promise.all([
+        ...Array.from({ length: 10 }, (_, i) => t.server.request(docs(c), as({ json: { i } }))),
+        t.server.request(`/api/collections/${c}/`, as({ method: "DELETE" })),
+      ]);
+      for (const answer of answers) expect(answer.status, answer.text).toBeLessThan(500);
+    }
+  });
+
   it("documents_count stays exact under 50 concurrent creates", async () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => t.server.request(docs("race"), as({ json: { i } }))));
     expect((await t.server.request("/api/collections/race/", as())).body.documents_count).toBe(50);
