@@ -107,14 +107,15 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, current, readable(c));
     return c.json(projectFields(resolved, listQuery(c)));
   });
-  app.post(`${BASE}/:id`, async (c) => {
+  // No verb applies to one document: an X-Action is refused (400, or 403 for a list verb), never a create.
+  app.post(`${BASE}/:id`, withActions({}, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "write", id);
     const body = await readDocumentBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "create", id }, body);
     if (uploaded) return uploaded;
     return c.json(await createDocument(requestScope(c), { collectionId, id, body }), 201);
-  });
+  }));
   app.put(BASE, async (c) => {
     // The id is in the body (or generated): the original service's save without a path id.
     const collectionId = collection(c, "write", undefined, false);
@@ -168,12 +169,12 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     return c.json(set.value as object, set.created ? 201 : 200);
   });
   // POST creates the property (409 when present), PATCH changes it (404 when absent); JSON bodies.
-  app.post(`${BASE}/:id/:path{.+}`, async (c) => {
+  app.post(`${BASE}/:id/:path{.+}`, withActions({}, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);
     const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonBody(c), write: { kind: "create" } });
     return c.json(set.value as object, 201);
-  });
+  }));
   app.patch(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);

@@ -52,6 +52,9 @@ export async function createProject(user: PublicUser, projectId: string, body: R
   return transaction(async (client) => {
     // Serialises concurrent creates by one owner so the limit of 5 cannot be raced past.
     await client.query("SELECT pg_advisory_xact_lock(hashtext($1))", [`projects:${user._id}`]);
+    // A taken id is 409 whatever the owner's count: the limit speaks only of a new project.
+    const taken = await client.query("SELECT 1 FROM projects WHERE id = $1", [projectId]);
+    if (taken.rowCount) throw conflict("Project already exists.");
     const { rows } = await client.query<{ n: number }>("SELECT count(*)::int AS n FROM projects WHERE owner_id = $1", [user._id]);
     if (rows[0].n >= MAX_PROJECTS_PER_OWNER)
       throw validationError(`A user can own at most ${MAX_PROJECTS_PER_OWNER} projects.`);

@@ -58,6 +58,11 @@ describe("documents: create, read, save, patch, delete", () => {
     const withPath = await t.server.request(`${docs("ids")}by-path/`, as({ json: { y: 2 } }));
     expect(withPath.status).toBe(201);
     expect(withPath.body).toEqual({ _id: "by-path", y: 2 });
+    // An X-Action on one document (or one property) is refused, never taken for a create.
+    expect((await t.server.request(`${docs("ids")}verb/`, as({ action: "delete", json: {} }))).status).toBe(403);
+    expect((await t.server.request(`${docs("ids")}verb/`, as({ action: "bogus", json: {} }))).status).toBe(400);
+    expect((await t.server.request(`${docs("ids")}by-path/p/`, as({ action: "bogus", json: 1 }))).status).toBe(400);
+    expect((await t.server.request(`${docs("ids")}verb/`, as())).status).toBe(404);
     const envelope = await t.server.request(docs("ids"), as({ json: { payload: { _id: "env", z: 3 } } }));
     expect(envelope.body).toEqual({ _id: "env", z: 3 });
   });

@@ -75,10 +75,14 @@ describe("projects", () => {
 
   it("allows five projects per owner and refuses the sixth with 422", async () => {
     const { session } = await signUpUser(server);
-    for (let i = 0; i < 5; i++) await createProject(server, session);
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push(await createProject(server, session));
     const sixth = await server.request("/api/user/projects/", { session, json: { _id: uniqueProjectId() } });
     expect(sixth.status).toBe(422);
     expect(sixth.body.message).toBe("A user can own at most 5 projects.");
+    // An id already taken is 409 first, whatever the count.
+    const again = await server.request("/api/user/projects/", { session, json: { _id: ids[0] } });
+    expect(again).toMatchObject({ status: 409, body: { message: "Project already exists." } });
   });
 
   it("refuses invalid ids, settings and taken ids", async () => {
