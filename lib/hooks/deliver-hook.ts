@@ -30,12 +30,15 @@ const RECORDED_BODY = 4096;
 const MAX_REDIRECTS = 5;
 const MAX_RETRY_AFTER = 3600;
 
+const ARCA_SETS = new Set(["user-agent", "content-type"]);
+
 export async function deliverHook(hook: Hook, input: DeliveryInput): Promise<AttemptRecord> {
   const method = hook.method;
   const body = method === "GET" || method === "DELETE" ? "" : JSON.stringify(hook.request_payload_wrapper ? { [hook.request_payload_wrapper]: input.document } : input.document);
-  // Lower-case names: a hook's `Content-Type` or `User-Agent` is replaced by Arca's, never sent twice.
+  // The hook's headers as its owner spelled them, less any Arca sets itself (`User-Agent`,
+  // `Content-Type`, in any case): those are Arca's, never sent twice.
   const headers: Record<string, string> = {
-    ...Object.fromEntries(Object.entries(hook.headers).map(([name, value]) => [name.toLowerCase(), value])),
+    ...Object.fromEntries(Object.entries(hook.headers).filter(([name]) => !ARCA_SETS.has(name.toLowerCase()))),
     "user-agent": "Arca-Hooks/1.0",
     "x-hook-id": hook._id,
     "x-hook-trigger": input.trigger,
