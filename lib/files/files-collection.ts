@@ -58,8 +58,9 @@ export async function currentFileValue(projectId: string, collectionId: string, 
  * page, none for documents without files.
  */
 export async function withCurrentFileRecords<T extends Record<string, unknown>>(projectId: string, collectionId: string, docs: T[]): Promise<T[]> {
-  const ids = new Set<string>();
-  for (const doc of docs) fileIdsIn(doc, ids);
+  // Each document is walked once: its own file ids, and all of them for the one query.
+  const idsOf = docs.map((doc) => fileIdsIn(doc));
+  const ids = new Set(idsOf.flatMap((own) => [...own]));
   if (ids.size === 0) return docs;
   const rows = await query<FileRow>(
     sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND id = ANY(${[...ids]}::text[])`,
@@ -76,7 +77,7 @@ export async function withCurrentFileRecords<T extends Record<string, unknown>>(
     for (const [key, item] of Object.entries(value)) setOwn(out, key, refresh(item, documentId));
     return out;
   };
-  return docs.map((doc) => (fileIdsIn(doc).size === 0 ? doc : (refresh(doc, doc._id) as T)));
+  return docs.map((doc, i) => (idsOf[i].size === 0 ? doc : (refresh(doc, doc._id) as T)));
 }
 
 /**
