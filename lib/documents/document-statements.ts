@@ -18,6 +18,15 @@ import { schemaGuard, StaleCollectionState, type CollectionState } from "./colle
  */
 type Doc = Record<string, unknown>;
 
+/**
+ * Where a write's event on a stored document goes in the outbox: at its own transaction's id, but
+ * never before the document's previous event (migration 0016). The previous writer held the row
+ * lock until it committed, so a transaction that got its id before waiting for that lock would
+ * otherwise order its change first and readers would deliver the older state last. Evaluated
+ * under the row lock (in the UPDATE/DELETE itself), over the row's current version.
+ */
+const NEXT_EVENT_TXID = raw("greatest(pg_current_xact_id(), documents.event_txid)");
+
 export const LIMIT_MESSAGE = "Project data size limit exceeded";
 export const ID_TAKEN = "Document with this _id already exists.";
 
@@ -35,14 +44,14 @@ export async function insertDocument(db: Queryable, scope: ProjectScope, collect
       ), ok AS (
         SELECT 1 WHERE ${guard} AND ${withinLimit}
       ), d AS (
-        INSERT INTO documents (project_id, collection_id, id, data) SELECT ${projectId}, ${collectionId}, ${doc._id as string}, input.data FROM ok, input
-        RETURNING id, data
+        INSERT INTO documents (project_id, collection_id, id, data, event_txid) SELECT ${projectId}, ${collectionId}, ${doc._id as string}, input.data, pg_current_xact_id() FROM ok, input
+        RETURNING id, data, event_txid
       ), co AS (
         INSERT INTO collections (project_id, id) SELECT ${projectId}, ${collectionId} FROM d ON CONFLICT (project_id, id) DO NOTHING
       ), cd AS (
         ${counterDelta(projectId, collectionId, { documents: 1, dataSize: size, eventsSize: size }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
-        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size) SELECT ${projectId}, ${collectionId}, id, 'created', data, ${size} FROM d
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size, txid) SELECT ${projectId}, ${collectionId}, id, 'created', data, ${size}, event_txid FROM d
       )
       SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
     ),
@@ -71,14 +80,14 @@ export async function replaceDocument(db: Queryable, scope: ProjectScope, collec
       ), change AS (
         SELECT ${delta} AS size WHERE ${guard} AND ${withinLimit}
       ), d AS (
-        UPDATE documents SET data = input.data, updated_at = now() FROM change, input
+        UPDATE documents SET data = input.data, updated_at = now(), event_txid = ${NEXT_EVENT_TXID} FROM change, input
         WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND documents.id = ${id}
-        RETURNING documents.id, documents.data
+        RETURNING documents.id, documents.data, documents.event_txid
       ), cd AS (
         ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)`, eventsSize: sql`(SELECT size FROM input)` }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
-        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size)
-        SELECT ${projectId}, ${collectionId}, id, 'updated', data, (SELECT size FROM input) FROM d
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size, txid)
+        SELECT ${projectId}, ${collectionId}, id, 'updated', data, (SELECT size FROM input), event_txid FROM d
       )
       SELECT (SELECT data FROM d) AS data, ${guard} AS fresh`,
     ),
@@ -121,14 +130,14 @@ export async function replaceDocuments(
       ), change AS (
         SELECT ${delta} AS size WHERE ${guard} AND ${withinLimit}
       ), d AS (
-        UPDATE documents SET data = input.data, updated_at = now() FROM change, input
+        UPDATE documents SET data = input.data, updated_at = now(), event_txid = ${NEXT_EVENT_TXID} FROM change, input
         WHERE documents.project_id = ${projectId} AND documents.collection_id = ${collectionId} AND documents.id = input.id
-        RETURNING documents.id, documents.data
+        RETURNING documents.id, documents.data, documents.event_txid
       ), cd AS (
         ${counterDelta(projectId, collectionId, { dataSize: sql`(SELECT size FROM change)`, eventsSize: sql`(SELECT coalesce(sum(size), 0) FROM input)` }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
-        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size)
-        SELECT ${projectId}, ${collectionId}, d.id, 'updated', d.data, input.size FROM d JOIN input ON input.id = d.id ORDER BY input.n
+        INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size, txid)
+        SELECT ${projectId}, ${collectionId}, d.id, 'updated', d.data, input.size, d.event_txid FROM d JOIN input ON input.id = d.id ORDER BY input.n
       )
       SELECT (SELECT count(*) FROM d) AS updated, ${guard} AS fresh`,
       db,
@@ -173,10 +182,10 @@ export async function deleteDocumentsWhere(
   const rows = await query<{ data: Doc }>(
     sql`WITH d AS (
       DELETE FROM documents WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND ${where}
-      RETURNING id, data
+      RETURNING id, data, ${NEXT_EVENT_TXID} AS event_txid
     ), ev AS (
-      INSERT INTO document_events (project_id, collection_id, document_id, kind, before, size)
-      SELECT ${projectId}, ${collectionId}, id, 'deleted', data, octet_length(data::text) FROM d
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, before, size, txid)
+      SELECT ${projectId}, ${collectionId}, id, 'deleted', data, octet_length(data::text), event_txid FROM d
     ), ${files}, cd AS (
       ${counterDelta(
         projectId,

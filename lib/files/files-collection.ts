@@ -140,13 +140,19 @@ export async function deleteFile(scope: { projectId: string; dataSizeLimit: numb
     authorize?.(row);
     if (row.collection_id !== FILES_COLLECTION && row.document_id !== "") {
       const before = await lockDocument(client, projectId, row.collection_id, row.document_id);
+      // A concurrent delete of the same record held the document's lock before us and took the
+      // record with it: this one is a 404, not a second success with a second event.
+      if (!(await findFile(projectId, fileId, client))) throw notFound("Document not found.");
       if (before) {
         const after = withoutFile(structuredClone(before), fileId) as Record<string, unknown>;
         const state = await collectionState(projectId, row.collection_id, client);
+        // The record goes with the document's write (its file property dropped).
         await replaceDocument(client, { projectId, dataSizeLimit: 0 }, row.collection_id, state, before, after);
       }
     }
-    await deleteFileRows(client, projectId, sql`id = ${fileId}`);
+    const deleted = await deleteFileRows(client, projectId, sql`id = ${fileId}`);
+    // A record of no document: a concurrent delete took it first when this one found none.
+    if (deleted.length === 0 && (row.collection_id === FILES_COLLECTION || row.document_id === "")) throw notFound("Document not found.");
   });
 }
 

@@ -157,6 +157,26 @@ describe("files in document properties", () => {
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
+  it("concurrent deletes of one _files record: one 204, the rest 404, one event each for the record and the document", async () => {
+    const res = await send(`${docs("race")}/`, form([["_id", '"r1"'], ["title", '"t"'], ["photo", PNG, "p.png"]]));
+    expect(res.status, res.text).toBe(201);
+    const fileId = res.body.photo._id;
+    const client = await db();
+    const eventsBefore = (await client.query("SELECT count(*)::int AS n FROM document_events WHERE project_id = $1", [project])).rows[0].n;
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => server.request(`/api/collections/_files/documents/${fileId}/`, { project, token, method: "DELETE" })),
+    );
+    expect(results.map((r) => r.status).sort()).toEqual([204, 404, 404, 404, 404, 404, 404, 404]);
+    for (const r of results.filter((r) => r.status === 404)) expect(r.body).toEqual({ message: "Document not found." });
+    const { rows } = await client.query("SELECT collection_id, kind FROM document_events WHERE project_id = $1 ORDER BY id OFFSET $2", [project, eventsBefore]);
+    expect(rows).toEqual([
+      { collection_id: "race", kind: "updated" },
+      { collection_id: "_files", kind: "deleted" },
+    ]);
+    const doc = await server.request(`${docs("race")}/r1/`, { project, token });
+    expect(doc.body).toEqual({ _id: "r1", title: "t" });
+  });
+
   it("402 past settings.files_size_limit, nothing stored", async () => {
     const other = await ownerWithProject(server);
     const patched = await server.request(`/api/user/projects/${other.project}`, { method: "PATCH", session: other.session, json: { settings: { files_size_limit: 1500 } } });
