@@ -1,3 +1,4 @@
+import { methodNotAllowedHere } from "../http/route-methods";
 import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
@@ -23,6 +24,9 @@ import { requestScope } from "./documents";
 const TYPES: Record<TransferFormat, string> = { jsonl: "application/x-ndjson", csv: "text/csv; charset=utf-8" };
 
 export function bindDocumentTransferApi(app: ProjectRoutes): void {
+  // Export is read, import is sent: other methods on them are 405, never a collection property.
+  for (const method of ["post", "put", "patch", "delete"] as const) app[method]("/collections/:collection/export", methodNotAllowedHere(["GET", "HEAD"]));
+  for (const method of ["get", "put", "patch", "delete"] as const) app[method]("/collections/:collection/import", methodNotAllowedHere(["POST"]));
   app.get("/collections/:collection/export", async (c) => {
     const collectionId = userCollection(c, "read");
     const params = new URL(c.req.url).searchParams;

@@ -97,9 +97,11 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
   );
   // A document list takes GET, POST and PUT; its PATCH and DELETE would otherwise fall to the
   // collection's property routes and end as 404.
+  // So does every system collection's list (`_files` answers for its own, which takes no PUT).
   const notOnList = methodNotAllowedHere(["GET", "HEAD", "POST", "PUT"]);
-  app.patch(BASE, notOnList);
-  app.delete(BASE, notOnList);
+  const unlessFiles: Handler<ApiEnv> = (c, next) => (pathParam(c, "collection") === "_files" ? next() : notOnList(c));
+  routes.patch(BASE, unlessFiles);
+  routes.delete(BASE, unlessFiles);
   app.get(`${BASE}/:id`, async (c) => {
     const collectionId = collection(c, "read", pathParam(c, "id"));
     const { doc, schema } = await getDocument(requestScope(c), { collectionId, id: pathParam(c, "id") });

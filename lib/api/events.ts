@@ -1,3 +1,4 @@
+import { methodNotAllowedHere } from "../http/route-methods";
 import type { Context } from "hono";
 import { authenticateProjectRequest } from "../auth/authenticate";
 import { can } from "../auth/can";
@@ -24,6 +25,8 @@ const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 export function bindEventsApi(app: ProjectRoutes): void {
   app.get("/collections/:collection/events", (c) => feed(c, [pathParam(c, "collection")]));
+  // A feed is only read; other methods here are not a collection property's (`events` is none).
+  for (const method of ["post", "put", "patch", "delete"] as const) app[method]("/collections/:collection/events", methodNotAllowedHere(["GET", "HEAD"]));
   app.get("/events", (c) => {
     const names = (c.req.query("collections") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
     if (names.length === 0) throw badRequest("collections is required: a comma-separated list of collection ids");

@@ -1,3 +1,4 @@
+import { methodNotAllowedHere } from "../http/route-methods";
 import type { Context, Next } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
@@ -41,6 +42,9 @@ const FILES = "/collections/_files/documents";
 
 export function bindFilesApi(routes: ProjectRoutes): void {
   routes.get(FILES, (c) => list(c, {}));
+  // Records are made by uploading (POST) and removed one by one or by criteria: no PUT,
+  // PATCH or DELETE on the list (the generic list routes step aside for system collections).
+  for (const method of ["put", "patch", "delete"] as const) routes[method](FILES, methodNotAllowedHere(["GET", "HEAD", "POST"]));
   routes.post(
     FILES,
     withActions(

@@ -45,6 +45,29 @@ describe("the request pipeline", () => {
       expect(list.status, method).toBe(405);
       expect(list.headers.get("allow")).toBe("GET, HEAD, POST, PUT, OPTIONS");
     }
+    // The lists of system collections, and the feed, export and import of a collection (they
+    // would otherwise be taken for a collection's properties: 404 or 422 "cannot be changed").
+    const auth = { "x-project": owner.project, authorization: `Token ${owner.token}` };
+    const more: [string, string, string][] = [
+      ["PATCH", "/api/collections/_tokens/documents/", "GET, HEAD, POST, PUT, OPTIONS"],
+      ["DELETE", "/api/collections/_users/documents/", "GET, HEAD, POST, PUT, OPTIONS"],
+      ["DELETE", "/api/collections/_hooks_history/documents/", "GET, HEAD, POST, PUT, OPTIONS"],
+      ["PATCH", "/api/collections/_notification/documents/", "GET, HEAD, POST, PUT, OPTIONS"],
+      ["PUT", "/api/collections/_files/documents/", "GET, HEAD, POST, OPTIONS"],
+      ["DELETE", "/api/collections/_files/documents/", "GET, HEAD, POST, OPTIONS"],
+      ["PUT", "/api/collections/notes/events/", "GET, HEAD, OPTIONS"],
+      ["DELETE", "/api/collections/notes/events", "GET, HEAD, OPTIONS"],
+      ["POST", "/api/collections/notes/export/", "GET, HEAD, OPTIONS"],
+      ["PATCH", "/api/collections/notes/export/", "GET, HEAD, OPTIONS"],
+      ["GET", "/api/collections/notes/import/", "POST, OPTIONS"],
+      ["DELETE", "/api/collections/notes/import/", "POST, OPTIONS"],
+    ];
+    for (const [method, path, allow] of more) {
+      const res = await server.request(path, { method, headers: auth, json: method === "GET" ? undefined : {} });
+      expect(res.status, `${method} ${path}`).toBe(405);
+      expect(res.body).toEqual({ message: "Method not allowed" });
+      expect(res.headers.get("allow"), `${method} ${path}`).toBe(allow);
+    }
     // Without the trailing slash too; an unknown path stays 404.
     expect((await server.request("/api/info", { method: "POST", headers: { "x-project": owner.project } })).status).toBe(405);
     expect((await server.request("/api/infox/", { method: "POST" })).status).toBe(404);
