@@ -69,6 +69,9 @@ export async function setDocumentProperty(
           node = next as Doc | unknown[];
           return;
         }
+        // A value is there that holds no properties: writing inside it would replace it whole
+        // (MongoDB's "Cannot create field"), so it is refused; only an absent step is made.
+        if (next !== undefined) throw validationError("Validation error", [{ property: input.path.slice(0, i + 1).join("."), message: `holds ${next === null ? "null" : `a ${typeof next}`}: nothing can be set inside it` }]);
         const made: Doc = {};
         if (index !== undefined) (node as unknown[])[index] = made;
         else setOwn(node as Doc, segment, made);

@@ -152,6 +152,23 @@ describe("documents: create, read, save, patch, delete", () => {
     expect((await t.server.request(p, as())).body).toEqual({ _id: "arr", tags: ["a", "b", "c"], rows: [{ k: 2 }] });
   });
 
+  it("property paths through a value that holds no properties (string, number, boolean, null) are 422 and keep it", async () => {
+    const p = `${docs("props4")}s/`;
+    const doc = { _id: "s", s: "str", n: 5, b: true, z: null, o: { deep: "x" } };
+    await t.server.request(docs("props4"), as({ json: doc }));
+    for (const method of ["PUT", "POST", "PATCH"])
+      for (const [path, property] of [["s/x/", "s"], ["n/x/", "n"], ["b/x/y/", "b"], ["z/x/", "z"], ["o/deep/x/", "o.deep"]]) {
+        const res = await t.server.request(`${p}${path}`, as({ method, json: "v" }));
+        expect(res.status, `${method} ${path} ${res.text}`).toBe(method === "PATCH" ? 404 : 422);
+        if (method !== "PATCH") expect(res.body.errors[0].property).toBe(property);
+      }
+    expect((await t.server.request(p, as())).body).toEqual(doc);
+    // An absent step is made; a present object is walked.
+    expect((await t.server.request(`${p}new/x/`, as({ method: "PUT", json: 1 }))).status).toBe(201);
+    expect((await t.server.request(`${p}o/more/`, as({ method: "PUT", json: 2 }))).status).toBe(201);
+    expect((await t.server.request(p, as())).body).toEqual({ ...doc, new: { x: 1 }, o: { deep: "x", more: 2 } });
+  });
+
   it("fields and fields_exclude on reads", async () => {
     await t.server.request(docs("proj"), as({ json: { _id: "f", a: 1, b: { c: 2, d: 3 } } }));
     expect((await t.server.request(`${docs("proj")}f/?fields=b.c`, as())).body).toEqual({ _id: "f", b: { c: 2 } });
