@@ -1,7 +1,7 @@
 import { sql } from "../db/sql";
 import { queryOne, transaction } from "../db/query";
 import { deleteFileRows } from "../files/file-rows";
-import { cancelPendingCounters } from "../projects/counters";
+import { cancelPendingCounters, holdOffCounterCompaction } from "../projects/counters";
 import { forbidden, notFound } from "../errors";
 import { forgetCollectionState } from "../documents/collection-state";
 import { deleteDocumentsWhere } from "../documents/document-statements";
@@ -17,6 +17,7 @@ export async function deleteCollection(projectId: string, id: string, options: {
   if (isSystemName(id)) throw forbidden("System collections cannot be created, changed or deleted");
   try {
     await transaction(async (client) => {
+      await holdOffCounterCompaction(client);
       const row = await queryOne(sql`SELECT 1 FROM collections WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
       if (!row) throw notFound("Collection not found.");
       await deleteDocumentsWhere(client, projectId, id, sql`TRUE`, options);

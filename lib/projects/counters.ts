@@ -99,11 +99,29 @@ export async function cancelPendingCounters(db: Queryable, projectId: string, co
 
 const BATCH = 50_000;
 
+/**
+ * Compaction and the cancelling of a deleted collection's or project's deltas exclude each other.
+ * A compaction that had taken delta rows (deleted, not yet committed) and then waited for the
+ * deleted collection's row would commit their removal after the cancel had negated them: the
+ * negation stayed alone, and a collection made again under that id counted one (or more) low.
+ * Deleters hold this lock shared from their transaction's start (before any row lock, so no
+ * deadlock); a compaction only tries it exclusively and skips its turn while a delete runs.
+ */
+const COUNTER_FOLD_LOCK = 7_042_003;
+
+/** First in a transaction that deletes a collection or project (see COUNTER_FOLD_LOCK). */
+export async function holdOffCounterCompaction(client: Queryable): Promise<void> {
+  await query(sql`SELECT pg_advisory_xact_lock_shared(${COUNTER_FOLD_LOCK})`, client);
+}
+
 /** Folds pending deltas into the counter columns; returns how many rows it folded. */
 export async function compactCounters(db: Queryable = pool()): Promise<number> {
   const rows = await query<{ n: number }>(
-    sql`WITH moved AS (
-      DELETE FROM counter_deltas WHERE id IN (SELECT id FROM counter_deltas ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+    sql`WITH fold AS (
+      SELECT pg_try_advisory_xact_lock(${COUNTER_FOLD_LOCK}) AS allowed
+    ), moved AS (
+      DELETE FROM counter_deltas WHERE (SELECT allowed FROM fold)
+        AND id IN (SELECT id FROM counter_deltas ORDER BY id LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
       RETURNING project_id, collection_id, documents, data_size, files_size, events_size
     ), c AS (
       UPDATE collections c SET documents_count = c.documents_count + s.n

@@ -3,7 +3,7 @@ import { prisma } from "../db/pool";
 import { query, transaction } from "../db/query";
 import { sql } from "../db/sql";
 import { whileNarrowingAccess } from "../auth/auth-cache";
-import { cancelPendingCounters } from "./counters";
+import { cancelPendingCounters, holdOffCounterCompaction } from "./counters";
 import type { PublicUser } from "../auth/users";
 import {
   MAX_PROJECTS_PER_OWNER,
@@ -126,6 +126,7 @@ export async function deleteProject(user: PublicUser, projectId: string): Promis
   if (access.role !== "owner") throw forbidden("Only the owner can delete a project.");
   await whileNarrowingAccess(() =>
     transaction(async (client) => {
+      await holdOffCounterCompaction(client);
       await query(sql`INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM files WHERE project_id = ${projectId}`, client);
       await query(sql`DELETE FROM document_events WHERE project_id = ${projectId}`, client);
       await query(sql`DELETE FROM documents WHERE project_id = ${projectId}`, client);

@@ -1,4 +1,5 @@
-import { describe, expect, it } from "vitest";
+import pg from "pg";
+import { describe, expect, inject, it } from "vitest";
 import { compactCounters } from "../../projects/counters";
 import { createProject, ownerWithProject } from "../../testing/fixtures";
 import { apiSuite } from "../../testing/api-suite";
@@ -94,6 +95,37 @@ describe("counters", () => {
     await compactCounters();
     expect((await t.server.request("/api/collections/again/", as())).body.documents_count).toBe(1);
     expect((await t.server.request("/api/info/", { project: t.owner.project, session: t.owner.session })).body.status.data_size).toBe(await actualDataSize(t.owner.project));
+  });
+
+  it("a compaction running into a collection delete leaves the collection made again under its id counting exactly", async () => {
+    const c = "raced";
+    for (let i = 0; i < 3; i++) await t.server.request(`/api/collections/${c}/documents/`, { ...as(), json: { _id: `r${i}` } });
+    // Hold one document so the delete stops inside its transaction, holding the collection's row.
+    const holder = new pg.Client({ connectionString: inject("databaseUrl") });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT 1 FROM documents WHERE project_id = $1 AND collection_id = $2 AND id = 'r0' FOR UPDATE", [t.owner.project, c]);
+      const deleted = t.server.request(`/api/collections/${c}/`, { ...as(), method: "DELETE" });
+      for (let i = 0; i < 500; i++) {
+        const { rows } = await t.db.query("SELECT 1 FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%DELETE FROM documents%'");
+        if (rows.length) break;
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      // A compaction now would take the collection's pending deltas and wait for its row; it
+      // must stay out instead (it skips its turn while a delete runs).
+      const compaction = compactCounters();
+      await Promise.race([compaction, new Promise((r) => setTimeout(r, 300))]);
+      await holder.query("COMMIT");
+      expect((await deleted).status).toBe(204);
+      await compaction;
+    } finally {
+      await holder.end();
+    }
+    await t.server.request(`/api/collections/${c}/documents/`, { ...as(), json: { _id: "new" } });
+    expect((await t.server.request(`/api/collections/${c}/`, as())).body.documents_count).toBe(1);
+    await compactCounters();
+    expect((await t.server.request(`/api/collections/${c}/`, as())).body.documents_count).toBe(1);
   });
 
   it("a project deleted with pending deltas and created again starts from zero", async () => {
