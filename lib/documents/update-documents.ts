@@ -1,6 +1,6 @@
 import { raw, sql } from "../db/sql";
 import { query, transaction } from "../db/query";
-import { notFound } from "../errors";
+import { AppError, notFound } from "../errors";
 import type { ProjectScope } from "../collections/collection";
 import { setOwn } from "../query/json-input";
 import { applyUpdate, compileFilter, parseFilter } from "../query";
@@ -29,6 +29,31 @@ export async function updateDocuments(
   const { projectId } = scope;
   const filter = parseFilter(input.filter ?? {});
   applyUpdate({}, input.operation); // 400 for a malformed operation before any row is touched
+  // Concurrent upserts of one filter all find nothing and all insert: the losers' inserts collide
+  // (409) with the winner's document, which a second look finds and updates (as MongoDB retries
+  // an upsert's duplicate key). A collision with another document stays a 409 after the retries.
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await updateOnce(scope, input, filter);
+    } catch (error) {
+      if (!(error instanceof UpsertCollision)) throw error;
+      if (attempt >= 2) throw error.conflict;
+    }
+  }
+}
+
+class UpsertCollision extends Error {
+  constructor(readonly conflict: unknown) {
+    super("upsert collided with a concurrent insert");
+  }
+}
+
+function updateOnce(
+  scope: ProjectScope,
+  input: { collectionId: string; filter: Record<string, unknown> | undefined; operation: unknown; upsert: boolean },
+  filter: ReturnType<typeof parseFilter>,
+): Promise<UpdateResult> {
+  const { projectId } = scope;
   return withFreshState(projectId, input.collectionId, (state) =>
     transaction(async (client) => {
       if (!state.exists && !input.upsert) throw notFound("Collection not found.");
@@ -49,7 +74,12 @@ export async function updateDocuments(
       const changed = applyUpdate(seed as { [key: string]: Json }, input.operation);
       const id = newDocumentId(changed._id);
       const doc = await prepareDocument(projectId, input.collectionId, state, id, changed, undefined, { scope, db: client });
-      await insertDocument(client, scope, input.collectionId, state, doc);
+      try {
+        await insertDocument(client, scope, input.collectionId, state, doc);
+      } catch (error) {
+        if (error instanceof AppError && error.kind === "conflict") throw new UpsertCollision(error);
+        throw error;
+      }
       return { upsertedId: id };
     }),
   );

@@ -258,6 +258,22 @@ describe("update, upsert, delete by criteria", () => {
     expect((await t.server.request(`${docs("ups")}${anded.body.upsertedId}/`, as())).body).toEqual({ _id: anded.body.upsertedId, o: { deep: "v" }, q: 1, r: 2, x: 1 });
   });
 
+  it("concurrent upserts of one _id: one inserts, the others update it (no 409), every $inc counted", async () => {
+    await t.server.request(docs("ups2"), as({ json: { _id: "seed" } }));
+    const results = await Promise.all(
+      Array.from({ length: 10 }, () => t.server.request(docs("ups2"), as({ action: "upsert", json: { filter: { _id: "hot" }, operation: { $inc: { hits: 1 } } } }))),
+    );
+    expect(results.map((r) => r.status)).toEqual(results.map(() => 200));
+    expect(results.filter((r) => "upsertedId" in r.body).map((r) => r.body)).toEqual([{ upsertedId: "hot" }]);
+    expect(results.filter((r) => "updated" in r.body).map((r) => r.body.updated)).toEqual(Array(9).fill(1));
+    expect((await t.server.request(`${docs("ups2")}hot/`, as())).body).toEqual({ _id: "hot", hits: 10 });
+    // A collision with another document than the filter's stays a 409.
+    await t.server.request(`/api/collections/ups2/`, as({ method: "PATCH", json: { indexes: [{ type: "simple", property: "u", unique: true }] } }));
+    await t.server.request(docs("ups2"), as({ json: { _id: "taken", u: 1 } }));
+    const clash = await t.server.request(docs("ups2"), as({ action: "upsert", json: { filter: { _id: "other" }, operation: { $set: { u: 1 } } } }));
+    expect(clash.status, clash.text).toBe(409);
+  });
+
   it("delete by criteria, with and without a filter, envelope optional", async () => {
     for (const i of [1, 2, 3, 4]) await t.server.request(docs("del"), as({ json: { _id: `d${i}`, n: i } }));
     const some = await t.server.request(docs("del"), as({ action: "Delete", json: { payload: { filter: { _id: { $in: ["d1", "d2", "nope"] } } } } }));
