@@ -1,4 +1,4 @@
-import { conflict, forbidden, notFound, validationError } from "../errors";
+import { AppError, conflict, forbidden, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
 import { query, transaction } from "../db/query";
 import { sql } from "../db/sql";
@@ -48,6 +48,7 @@ export async function createProject(user: PublicUser, projectId: string, body: R
     throw validationError("Validation error", [
       { property: "_id", message: "must match ^[a-z][a-z0-9-]{1,62}$ (lowercase letters, digits, dashes)" },
     ]);
+  checkBodyId(projectId, body);
   const input = parseProjectInput(body, { name: projectId, settings: { ...defaultSettings }, isActive: true });
   return transaction(async (client) => {
     // Serialises concurrent creates by one owner so the limit of 5 cannot be raced past.
@@ -72,21 +73,32 @@ export async function createProject(user: PublicUser, projectId: string, body: R
   });
 }
 
+/** An `_id` in the body names the project too: another than the path's is refused, never ignored. */
+function checkBodyId(projectId: string, body: Record<string, unknown>): void {
+  if (body._id !== undefined && body._id !== projectId)
+    throw validationError("Validation error", [{ property: "_id", message: "must match the id in the path" }]);
+}
+
 /** PUT: creates when missing (201), replaces name and settings when present (200). */
 export async function saveProject(
   user: PublicUser,
   projectId: string,
   body: Record<string, unknown>,
 ): Promise<{ project: ProjectView; created: boolean }> {
+  checkBodyId(projectId, body);
   const exists = await prisma().project.findUnique({ where: { id: projectId } });
   if (!exists) return { project: await createProject(user, projectId, body), created: true };
-  const access = await getUserProject(user._id, projectId);
+  // Project ids are global: someone else's is taken (409, as a POST of it says), not absent.
+  const access = await getUserProject(user._id, projectId).catch((error) => {
+    throw error instanceof AppError && error.kind === "notFound" ? conflict("Project already exists.") : error;
+  });
   requireManager(access);
   const input = parseProjectInput(body, { name: projectId, settings: { ...defaultSettings }, isActive: true });
   return { project: await writeProject(projectId, input), created: false };
 }
 
 export async function patchProject(user: PublicUser, projectId: string, body: Record<string, unknown>): Promise<ProjectView> {
+  checkBodyId(projectId, body);
   const access = await getUserProject(user._id, projectId);
   requireManager(access);
   const { project } = access;

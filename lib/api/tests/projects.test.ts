@@ -100,6 +100,14 @@ describe("projects", () => {
       "settings.orphan_files_ttl",
     ]);
     const id = await createProject(server, session);
+    // An _id in the body names the project too: another than the path's is 422, never ignored.
+    for (const method of ["POST", "PUT", "PATCH"]) {
+      const path = method === "POST" ? `/api/user/projects/${uniqueProjectId()}/` : `/api/user/projects/${id}/`;
+      const res = await server.request(path, { method, session, json: { _id: "someone-else", name: "n" } });
+      expect(res.status, method).toBe(422);
+      expect(res.body.errors).toEqual([{ property: "_id", message: "must match the id in the path" }]);
+    }
+    expect((await server.request(`/api/user/projects/${id}/`, { method: "PATCH", session, json: { _id: id, name: "same id" } })).status).toBe(200);
     const other = await signUpUser(server);
     const taken = await server.request("/api/user/projects/", { session: other.session, json: { _id: id } });
     expect(taken).toMatchObject({ status: 409, body: { message: "Project already exists." } });
@@ -112,8 +120,10 @@ describe("projects", () => {
     expect((await server.request(`/api/user/projects/${id}/`, { session: bob.session })).status).toBe(404);
     expect((await server.request(`/api/user/projects/${id}/`, { method: "PATCH", session: bob.session, json: { name: "x" } })).status).toBe(404);
     expect((await server.request(`/api/user/projects/${id}/`, { method: "DELETE", session: bob.session })).status).toBe(404);
+    // A save of a taken id is 409, as its create is (ids are global), and changes nothing.
     const put = await server.request(`/api/user/projects/${id}/`, { method: "PUT", session: bob.session, json: { name: "mine" } });
-    expect(put.status).toBe(404);
+    expect(put).toMatchObject({ status: 409, body: { message: "Project already exists." } });
+    expect((await server.request(`/api/user/projects/${id}/`, { session: alice.session })).body.name).not.toBe("mine");
     expect((await server.request("/api/user/projects/", { session: bob.session })).body.total).toBe(0);
   });
 
