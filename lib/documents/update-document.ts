@@ -20,7 +20,7 @@ export async function updateDocument(
   return withFreshState(scope.projectId, input.collectionId, (state) =>
     transaction(async (client) => {
       const before = await lockDocument(client, scope.projectId, input.collectionId, input.id);
-      if (!before) throw notFound("Document not found.");
+      if (!before) throw notFound(state.exists ? "Document not found." : "Collection not found.");
       const doc = await prepareDocument(scope.projectId, input.collectionId, state, input.id, input.change(structuredClone(before)), before, { scope, db: client });
       return replaceDocument(client, scope, input.collectionId, state, before, doc);
     }),

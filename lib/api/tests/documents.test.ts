@@ -70,7 +70,16 @@ describe("documents: create, read, save, patch, delete", () => {
   it("404 messages", async () => {
     expect((await t.server.request(`${docs("nope")}x/`, as())).body).toEqual({ message: "Collection not found." });
     expect((await t.server.request(docs("nope"), as())).body).toEqual({ message: "Collection not found." });
+    // By-id writes other than a create say so too.
+    for (const [method, path, json] of [["PATCH", "x/", { a: 1 }], ["DELETE", "x/", undefined], ["DELETE", "x/a/", undefined], ["POST", "x/a/", 1], ["PUT", "x/a/", 1]] as const) {
+      const res = await t.server.request(`${docs("nope")}${path}`, as({ method, json }));
+      expect(res.status, `${method} ${path}`).toBe(404);
+      expect(res.body, `${method} ${path}`).toEqual({ message: "Collection not found." });
+    }
+    expect((await t.server.request("/api/collections/nope/", as())).status).toBe(404);
     await t.server.request(docs("p404"), as({ json: { _id: "d", a: { b: 1 } } }));
+    expect((await t.server.request(`${docs("p404")}gone/`, as({ method: "DELETE" }))).body).toEqual({ message: "Document not found." });
+    expect((await t.server.request(`${docs("p404")}gone/`, as({ method: "PATCH", json: { a: 1 } }))).body).toEqual({ message: "Document not found." });
     expect((await t.server.request(`${docs("p404")}missing/`, as())).body).toEqual({ message: "Document not found." });
     expect((await t.server.request(`${docs("p404")}d/a/c/`, as())).body).toEqual({ message: "Document property not found." });
     expect((await t.server.request(`${docs("p404")}d/a/b/`, as())).body).toBe(1);
