@@ -20,6 +20,20 @@ export const TEXT_LANGUAGES: Record<string, string> = {
   hu: "Hungarian",
   ro: "Romanian",
   tr: "Turkish",
+  ar: "Arabic",
+  hy: "Armenian",
+  eu: "Basque",
+  ca: "Catalan",
+  el: "Greek",
+  et: "Estonian",
+  hi: "Hindi",
+  id: "Indonesian",
+  ga: "Irish",
+  lt: "Lithuanian",
+  ne: "Nepali",
+  sr: "Serbian",
+  ta: "Tamil",
+  yi: "Yiddish",
 };
 
 /** One row as edited: compound properties typed as "a, b.c". */

@@ -15,11 +15,23 @@ import type { IndexSpec } from "./collection";
  * new name.
  */
 
-/** Deform language codes and the PostgreSQL text search configurations they map to. */
+/**
+ * Language codes (ISO 639-1) and the PostgreSQL text search configurations they map to: every
+ * Snowball language PostgreSQL 18 ships (CONTRACT §4: "as PostgreSQL has them"). A configuration's
+ * own name (`"english"`) is taken too. An older external server without one: 422 at save.
+ */
 export const TEXT_LANGUAGES: Record<string, string> = {
   en: "english", ru: "russian", de: "german", fr: "french", es: "spanish", it: "italian", pt: "portuguese",
   nl: "dutch", sv: "swedish", no: "norwegian", da: "danish", fi: "finnish", hu: "hungarian", ro: "romanian", tr: "turkish",
+  ar: "arabic", hy: "armenian", eu: "basque", ca: "catalan", el: "greek", et: "estonian", hi: "hindi", id: "indonesian",
+  ga: "irish", lt: "lithuanian", ne: "nepali", sr: "serbian", ta: "tamil", yi: "yiddish",
 };
+const CONFIGURATIONS = new Set(Object.values(TEXT_LANGUAGES));
+
+/** The configuration of a language as given (a code or a configuration's name). */
+function configurationOf(language: string): string | undefined {
+  return Object.hasOwn(TEXT_LANGUAGES, language) ? TEXT_LANGUAGES[language] : CONFIGURATIONS.has(language) ? language : undefined;
+}
 
 const PROPERTY = /^[^.$\u0000][^\u0000]*$/;
 
@@ -49,8 +61,8 @@ export function parseIndexes(value: unknown): IndexSpec[] {
       case "text": {
         const language = e.language === undefined ? "en" : e.language;
         if (!validProperty(e.property)) errors.push({ property: `${at}.property`, message: "must be a property path" });
-        else if (typeof language !== "string" || !TEXT_LANGUAGES[language])
-          errors.push({ property: `${at}.language`, message: `must be one of ${Object.keys(TEXT_LANGUAGES).join(", ")}` });
+        else if (typeof language !== "string" || !configurationOf(language))
+          errors.push({ property: `${at}.language`, message: `must be one of ${Object.keys(TEXT_LANGUAGES).join(", ")} (or a configuration's name: english, ...)` });
         else specs.push({ type: "text", property: e.property as string, language });
         break;
       }
@@ -66,12 +78,12 @@ export function parseIndexes(value: unknown): IndexSpec[] {
 
 /** The text-search document of a text index, over `doc` (the same expression the index holds). */
 export function textVector(doc: Sql, spec: Extract<IndexSpec, { type: "text" }>): Sql {
-  const config = TEXT_LANGUAGES[spec.language];
+  const config = configurationOf(spec.language)!;
   return sql`to_tsvector(${raw(`${quoteLiteral(config)}::regconfig`)}, coalesce(${doc} #>> ${raw(pathText(spec.property))}, ''))`;
 }
 
 export function textConfig(spec: Extract<IndexSpec, { type: "text" }>): Sql {
-  return raw(`${quoteLiteral(TEXT_LANGUAGES[spec.language])}::regconfig`);
+  return raw(`${quoteLiteral(configurationOf(spec.language)!)}::regconfig`);
 }
 
 function pathText(property: string): string {
@@ -133,6 +145,10 @@ export async function syncIndexes(client: pg.PoolClient, projectId: string, coll
     } catch (error) {
       if ((error as { code?: string }).code === "23505")
         throw conflict("Cannot create a unique index: the collection already holds duplicate values");
+      // 42704: a text search configuration an older external PostgreSQL does not have.
+      const text = specs.findIndex((spec) => spec.type === "text");
+      if ((error as { code?: string }).code === "42704" && text >= 0)
+        throw validationError("Validation error", [{ property: `indexes.${text}.language`, message: "is not available on this PostgreSQL server" }]);
       throw error;
     }
   }

@@ -238,5 +238,23 @@ describe("indexes", () => {
     expect((await t.server.request(`${docs("ru")}?text=${encodeURIComponent("кошка")}`, as())).body.total).toBe(1);
     expect((await t.server.request("/api/collections/", as({ json: { _id: "xx", indexes: [{ type: "text", property: "t", language: "xx" }] } }))).status).toBe(422);
     expect((await indexNames("texts")).length).toBe(1);
+    // Every language PostgreSQL has, by code or by its configuration's name (CONTRACT §4).
+    for (const [id, language, text, query] of [["greek", "el", "οι γάτες τρέχουν", "γάτες"], ["catalan", "ca", "els gats corren", "gats"], ["named", "english", "running cats", "cat"]]) {
+      const made = await t.server.request("/api/collections/", as({ json: { _id: id, indexes: [{ type: "text", property: "t", language }] } }));
+      expect(made.status, `${language} ${made.text}`).toBe(201);
+      expect(made.body.indexes).toEqual([{ type: "text", property: "t", language }]);
+      await t.server.request(docs(id), as({ json: { _id: "d", t: text } }));
+      expect((await t.server.request(`${docs(id)}?text=${encodeURIComponent(query)}`, as())).body.total, language).toBe(1);
+    }
+    // A server without the configuration (an older external PostgreSQL): 422, nothing made.
+    await t.db.query("ALTER TEXT SEARCH CONFIGURATION pg_catalog.yiddish RENAME TO yiddish_hidden");
+    try {
+      const missing = await t.server.request("/api/collections/", as({ json: { _id: "yiddish", indexes: [{ type: "text", property: "t", language: "yi" }] } }));
+      expect(missing.status, missing.text).toBe(422);
+      expect(missing.body.errors).toEqual([{ property: "indexes.0.language", message: "is not available on this PostgreSQL server" }]);
+      expect((await t.server.request("/api/collections/yiddish/", as())).status).toBe(404);
+    } finally {
+      await t.db.query("ALTER TEXT SEARCH CONFIGURATION pg_catalog.yiddish_hidden RENAME TO yiddish");
+    }
   });
 });
