@@ -23,7 +23,8 @@ export async function saveCollection(
   input: { id: string; body: Record<string, unknown>; mode: SaveMode; edit?: (definition: Record<string, unknown>) => Record<string, unknown> },
 ): Promise<{ collection: CollectionView; created: boolean }> {
   const { id, body, mode } = input;
-  if (isSystemName(id)) throw forbidden("System collections cannot be created, changed or deleted");
+  // Creating one is refused as any `_` id is (422, CONTRACT §4); changing one is a permission matter.
+  if (isSystemName(id) && mode !== "create") throw forbidden("System collections cannot be created, changed or deleted");
   const idErrors = collectionIdErrors(id);
   if (idErrors.length) throw validationError("Validation error", idErrors);
   if (body._id !== undefined && body._id !== id)

@@ -65,6 +65,12 @@ describe("collections API", () => {
     expect((await t.server.request("/api/collections/_mine/", as({ method: "DELETE" }))).status).toBe(404);
     expect((await t.server.request("/api/collections/", as({ json: { _id: "bad name" } }))).status).toBe(422);
     expect((await t.server.request("/api/collections/_tokens/", as({ method: "PUT", json: {} }))).status).toBe(403);
+    // Creating one under a system name is refused like any other `_` id (CONTRACT §4: 422).
+    for (const [path, json] of [["/api/collections/", { _id: "_files" }], ["/api/collections/_users/", {}], ["/api/collections/_notifications/", {}]] as const) {
+      const made = await t.server.request(path, as({ json }));
+      expect(made.status, `${path} ${made.text}`).toBe(422);
+      expect(made.body.errors).toEqual([{ property: "_id", message: "Collection names starting with _ are reserved for system collections" }]);
+    }
     expect((await t.server.request("/api/collections/_files/", as({ method: "DELETE" }))).status).toBe(403);
     expect((await t.server.request("/api/collections/_users/", as())).body.is_system).toBe(true);
     expect((await t.server.request("/api/collections/x/", as({ json: { bogus: 1 } }))).status).toBe(422);
