@@ -44,7 +44,7 @@ export async function saveCollection(
       const next = parseDefinition(merged);
       const row = await queryOne<CollectionRow>(
         sql`INSERT INTO collections (project_id, id, name, description, schema, indexes)
-            VALUES (${projectId}, ${id}, ${next.name}, ${next.description}, ${next.schema === null ? null : JSON.stringify(next.schema)}::jsonb, ${JSON.stringify(next.indexes)}::jsonb)
+            VALUES (${projectId}, ${id}, ${next.name}, ${next.description}, ${next.schema === null ? null : JSON.stringify(next.schema)}::json, ${JSON.stringify(next.indexes)}::jsonb)
             ON CONFLICT (project_id, id) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, schema = EXCLUDED.schema, indexes = EXCLUDED.indexes
             RETURNING id, name, description, schema, indexes, ${documentsCount("collections")} AS documents_count`,
         client,

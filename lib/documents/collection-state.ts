@@ -39,7 +39,7 @@ export function forgetCollectionState(projectId: string, collectionId: string): 
 
 /** True when the stored schema is still the one the write was validated against. */
 export function schemaGuard(projectId: string, collectionId: string, state: CollectionState) {
-  return sql`((SELECT schema FROM collections WHERE project_id = ${projectId} AND id = ${collectionId}) IS NOT DISTINCT FROM ${state.schema === null ? null : JSON.stringify(state.schema)}::jsonb)`;
+  return sql`((SELECT schema::jsonb FROM collections WHERE project_id = ${projectId} AND id = ${collectionId}) IS NOT DISTINCT FROM ${state.schema === null ? null : JSON.stringify(state.schema)}::jsonb)`;
 }
 
 /** Thrown by a write whose guard failed; `withFreshState` retries it. */

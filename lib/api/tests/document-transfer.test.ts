@@ -52,6 +52,18 @@ describe("export", () => {
     expect(res.text).toBe('_id,n,title,ok,meta\r\n1,1.5,"He said ""hi"", then\nleft",true,"{""a"":[1]}"\r\n2,,plain,,\r\n');
   });
 
+  it("CSV: properties without a position follow in the order the schema declares them (kept as written)", async () => {
+    const properties = { zeta: { type: "string" }, alpha: { type: "integer" }, mid: { type: "boolean", position: 1 }, obj: { type: "object" } };
+    await schema("declared", properties);
+    const definition = await t.server.request("/api/collections/declared/", as());
+    expect(Object.keys(definition.body.schema.properties)).toEqual(["zeta", "alpha", "mid", "obj"]);
+    await t.server.request(docs("declared"), { ...as(), json: { _id: "1", alpha: 2 } });
+    expect((await exported("declared", "?format=csv")).text).toBe("_id,mid,zeta,alpha,obj\r\n1,,,2,\r\n");
+    // A PATCH of the definition keeps the order too, a new property last.
+    await t.server.request("/api/collections/declared/", { ...as(), method: "PATCH", json: { schema: { properties: { beta: { type: "string" } } } } });
+    expect(Object.keys((await t.server.request("/api/collections/declared/", as())).body.schema.properties)).toEqual(["zeta", "alpha", "mid", "obj", "beta"]);
+  });
+
   it("an empty collection: no lines, or the CSV header alone", async () => {
     await schema("empty", { a: { type: "string" } });
     expect((await exported("empty")).text).toBe("");
