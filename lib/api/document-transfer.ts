@@ -1,3 +1,4 @@
+import { withActions } from "../http/actions";
 import { methodNotAllowedHere } from "../http/route-methods";
 import type { Context } from "hono";
 import { can } from "../auth/can";
@@ -40,7 +41,8 @@ export function bindDocumentTransferApi(app: ProjectRoutes): void {
       "Cache-Control": "private, no-store",
     });
   });
-  app.post("/collections/:collection/import", async (c) => {
+  // An import takes no verb: an X-Action is refused, never an import.
+  app.post("/collections/:collection/import", withActions({}, async (c) => {
     const collectionId = userCollection(c, "write");
     const params = new URL(c.req.url).searchParams;
     const mode = modeOf(params.get("mode"));
@@ -59,7 +61,7 @@ export function bindDocumentTransferApi(app: ProjectRoutes): void {
       maxRecordChars: JSON_BODY_LIMIT,
     });
     return c.json(report);
-  });
+  }));
 }
 
 /** A user collection the principal may `action` in: system ones 404, malformed ids 400. */

@@ -74,7 +74,8 @@ export function bindFilesApi(routes: ProjectRoutes): void {
   routes.get(`${FILES}/:id/:path{.+}`, async (c) => {
     return c.json(readProperty(fileRecord(await readableFile(c)) as unknown as Record<string, unknown>, propertyPath(c)) as object);
   });
-  routes.post(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), false));
+  // No verb applies to one file record: an X-Action is refused, never an upload.
+  routes.post(`${FILES}/:id`, withActions({}, (c) => upload(c, pathParam(c, "id"), false)));
   routes.put(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), true));
   routes.delete(`${FILES}/:id`, async (c) => {
     const project = c.get("project");

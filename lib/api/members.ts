@@ -53,10 +53,11 @@ export function bindMembersApi(app: ProjectRoutes): void {
     const member = await getMember(c.get("project")._id, pathParam(c, "id"));
     return c.json(projectFields(member, readListQuery(new URL(c.req.url).searchParams)));
   });
-  app.post(`${BASE}/:id`, async (c) => {
+  // No verb applies to one member: an X-Action is refused (400, 403 for a list verb), never an invitation.
+  app.post(`${BASE}/:id`, withActions({}, async (c) => {
     allow(c, "write", pathParam(c, "id"));
     return invite(c, await readJsonObject(c), pathParam(c, "id"));
-  });
+  }));
   // PUT without an id in the path (CONTRACT §5): saves the body's `_id` (an e-mail address).
   app.put(BASE, async (c) => {
     const body = await readJsonObject(c);

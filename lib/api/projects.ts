@@ -47,10 +47,11 @@ export function bindProjectsApi(app: Hono<ApiEnv>): void {
     const { project } = await getUserProject(user._id, c.req.param("id"));
     return c.json(projectFields(project, readListQuery(new URL(c.req.url).searchParams)));
   });
-  app.post("/user/projects/:id", async (c) => {
+  // No verb applies to one project: an X-Action is refused (400, 403 for a list verb), never a create.
+  app.post("/user/projects/:id", withActions({}, async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
-    return c.json(await createProject(user, c.req.param("id"), await readJsonObject(c)), 201);
-  });
+    return c.json(await createProject(user, c.req.param("id") ?? "", await readJsonObject(c)), 201);
+  }));
   app.put("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
     const { project, created } = await saveProject(user, c.req.param("id"), await readJsonObject(c));

@@ -53,10 +53,11 @@ export function bindTokensApi(app: ProjectRoutes): void {
     const token = await getToken(c.get("project")._id, pathParam(c, "id"));
     return c.json(projectFields(token, readListQuery(new URL(c.req.url).searchParams)));
   });
-  app.post(`${BASE}/:id`, async (c) => {
+  // No verb applies to one token: an X-Action is refused (400, 403 for a list verb), never a create.
+  app.post(`${BASE}/:id`, withActions({}, async (c) => {
     allow(c, "write", pathParam(c, "id"));
     return c.json(await createToken(c.get("project")._id, await readJsonObject(c), pathParam(c, "id")), 201);
-  });
+  }));
   app.put(`${BASE}/:id`, async (c) => save(c, pathParam(c, "id"), await readJsonObject(c)));
   // PUT without an id in the path (CONTRACT §5): saves the body's `_id`, or creates one.
   app.put(BASE, async (c) => {

@@ -73,6 +73,26 @@ describe("the request pipeline", () => {
     expect((await server.request("/api/infox/", { method: "POST" })).status).toBe(404);
   });
 
+  it("refuses an X-Action on one resource (400, or 403 for a list verb) and creates nothing", async () => {
+    const auth = { project: owner.project, token: owner.token };
+    const cases: [string, Record<string, unknown>, unknown][] = [
+      ["/api/collections/_tokens/documents/t-verb/", auth, { name: "x" }],
+      ["/api/collections/_users/documents/verb@example.test/", auth, {}],
+      ["/api/collections/_files/documents/f-verb/", auth, {}],
+      ["/api/collections/verbs/import/", auth, {}],
+      [`/api/user/projects/verb-${Date.now().toString(36)}/`, { session: owner.session }, {}],
+    ];
+    for (const [path, credentials, json] of cases) {
+      const listVerb = await server.request(path, { ...credentials, action: "delete", json });
+      expect(listVerb.status, `${path} ${listVerb.text}`).toBe(403);
+      expect(listVerb.body).toEqual({ message: "Action delete is not allowed here" });
+      const unknown = await server.request(path, { ...credentials, action: "frob", json });
+      expect(unknown.status, path).toBe(400);
+      expect(unknown.body).toEqual({ message: "Unknown action: frob" });
+      expect((await server.request(path, credentials)).status, path).toBeGreaterThanOrEqual(404);
+    }
+  });
+
   it("serves a path with and without its trailing slash, never redirecting", async () => {
     const withSlash = await server.request("/api/info/", { project: owner.project, session: owner.session });
     const without = await server.request("/api/info", { project: owner.project, session: owner.session });
