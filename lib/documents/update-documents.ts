@@ -57,6 +57,11 @@ function updateOnce(
   return withFreshState(projectId, input.collectionId, (state) =>
     transaction(async (client) => {
       if (!state.exists && !input.upsert) throw notFound("Collection not found.");
+      // Upserts of one filter take turns: a lock on nothing (no match yet) holds nothing, so
+      // without this, concurrent upserts all found nothing and each inserted a document. A
+      // transaction-scoped advisory lock (no transaction id, no row) on the collection and filter.
+      if (input.upsert)
+        await query(sql`SELECT pg_advisory_xact_lock(hashtextextended(${`upsert ${projectId} ${input.collectionId} ${JSON.stringify(input.filter ?? {})}`}, 0))`, client);
       const rows = await query<{ data: Doc }>(
         sql`SELECT d.data FROM documents d WHERE d.project_id = ${projectId} AND d.collection_id = ${input.collectionId}
             AND ${compileFilter(filter, raw("d.data"))} ORDER BY d.id FOR UPDATE`,

@@ -1,14 +1,14 @@
 import type { ProjectScope } from "../collections/collection";
 import { transaction } from "../db/query";
-import { collectionState, withFreshState } from "../documents/collection-state";
+import { collectionState, StaleCollectionState, withFreshState } from "../documents/collection-state";
 import { newDocumentId } from "../documents/document-id";
 import { schemaFor } from "../documents/document-schema";
-import { insertDocument, replaceDocument } from "../documents/document-statements";
+import { ID_TAKEN, insertDocument, replaceDocument } from "../documents/document-statements";
 import { shallowPatch } from "../documents/patch-document";
 import { prepareDocument } from "../documents/prepare-document";
 import { lockDocument } from "../documents/save-document";
 import { readProperty } from "../documents/document-property";
-import { notFound, validationError } from "../errors";
+import { AppError, notFound, validationError } from "../errors";
 import { insertFileRows } from "./file-rows";
 import type { FileRecord } from "./file-record";
 import type { StagedUploads, StagedFile } from "./staged-uploads";
@@ -99,7 +99,15 @@ export async function writeDocumentWithFiles(
         else if (write.kind === "patch") body = withFiles(shallowPatch(structuredClone(before!), fields));
         else body = withFiles(structuredClone(before!));
         const doc = await prepareDocument(projectId, collectionId, fresh, documentId, body, before, { scope, db: client });
-        if (!before) return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
+        if (!before) {
+          try {
+            return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
+          } catch (error) {
+            // A concurrent save created it after our lock found nothing: a save, so again (it replaces).
+            if (error instanceof AppError && error.message === ID_TAKEN) throw new StaleCollectionState();
+            throw error;
+          }
+        }
         // On a property path, `created` tells whether that property was absent (201, CONTRACT §5).
         const created = write.kind === "set" && !hasProperty(before, write.path);
         return { doc: await replaceDocument(client, scope, collectionId, fresh, before, doc), created };

@@ -276,6 +276,14 @@ describe("update, upsert, delete by criteria", () => {
     expect(results.filter((r) => "upsertedId" in r.body).map((r) => r.body)).toEqual([{ upsertedId: "hot" }]);
     expect(results.filter((r) => "updated" in r.body).map((r) => r.body.updated)).toEqual(Array(9).fill(1));
     expect((await t.server.request(`${docs("ups2")}hot/`, as())).body).toEqual({ _id: "hot", hits: 10 });
+    // A filter on no unique key: they take turns, so one document is made, not one per request.
+    const plain = await Promise.all(
+      Array.from({ length: 10 }, () => t.server.request(docs("ups2"), as({ action: "upsert", json: { filter: { k: "shared" }, operation: { $inc: { n: 1 } } } }))),
+    );
+    expect(plain.filter((r) => "upsertedId" in r.body)).toHaveLength(1);
+    expect(plain.filter((r) => "updated" in r.body).map((r) => r.body.updated)).toEqual(Array(9).fill(1));
+    const shared = await t.server.request(`${docs("ups2")}?filter=${encodeURIComponent('{"k":"shared"}')}`, as());
+    expect(shared.body.items.map((d: any) => d.n)).toEqual([10]);
     // A collision with another document than the filter's stays a 409.
     await t.server.request(`/api/collections/ups2/`, as({ method: "PATCH", json: { indexes: [{ type: "simple", property: "u", unique: true }] } }));
     await t.server.request(docs("ups2"), as({ json: { _id: "taken", u: 1 } }));

@@ -157,6 +157,16 @@ describe("files in document properties", () => {
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
+  it("concurrent multipart saves (PUT) of one new document with a file: one 201, the rest 200, no 409", async () => {
+    for (const [path, id] of [[`${docs("msave")}/ms1/`, "ms1"], [`${docs("msave")}/`, "ms2"]]) {
+      const results = await Promise.all(
+        Array.from({ length: 8 }, (_, i) => send(path, form([["_id", `"${id}"`], ["i", String(i)], ["att", randomBytes(100 + i), `a${i}.bin`]]), "PUT")),
+      );
+      expect(results.map((r) => r.status).sort(), path).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+    }
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
   it("concurrent deletes of one _files record: one 204, the rest 404, one event each for the record and the document", async () => {
     const res = await send(`${docs("race")}/`, form([["_id", '"r1"'], ["title", '"t"'], ["photo", PNG, "p.png"]]));
     expect(res.status, res.text).toBe(201);
