@@ -1,4 +1,4 @@
-import { sql } from "../db/sql";
+import { raw, sql } from "../db/sql";
 import { queryOne, transaction } from "../db/query";
 import { conflict, forbidden, notFound, validationError, type PropertyError } from "../errors";
 import { forgetCollectionState } from "../documents/collection-state";
@@ -42,15 +42,19 @@ export async function saveCollection(
       const base = current ? { name: current.name, description: current.description, schema: current.schema ?? defaultSchema(), indexes: current.indexes } : {};
       const merged = (mode === "merge" ? mergePatch(base, body) : mode === "edit" ? input.edit!(structuredClone(base)) : body) as Record<string, unknown>;
       const next = parseDefinition(merged);
-      const row = await queryOne<CollectionRow>(
+      // Whether this write made the collection comes from the INSERT itself: a concurrent create
+      // can commit between the lookup above (which locks nothing when there is no row) and here.
+      // A create meeting one is 409; a save replaces it (200).
+      const row = await queryOne<CollectionRow & { inserted: boolean }>(
         sql`INSERT INTO collections (project_id, id, name, description, schema, indexes)
             VALUES (${projectId}, ${id}, ${next.name}, ${next.description}, ${next.schema === null ? null : JSON.stringify(next.schema)}::json, ${JSON.stringify(next.indexes)}::jsonb)
-            ON CONFLICT (project_id, id) DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, schema = EXCLUDED.schema, indexes = EXCLUDED.indexes
-            RETURNING id, name, description, schema, indexes, ${documentsCount("collections")} AS documents_count`,
+            ON CONFLICT (project_id, id) ${raw(mode === "create" ? "DO NOTHING" : "DO UPDATE SET name = EXCLUDED.name, description = EXCLUDED.description, schema = EXCLUDED.schema, indexes = EXCLUDED.indexes")}
+            RETURNING id, name, description, schema, indexes, ${documentsCount("collections")} AS documents_count, (xmax = 0) AS inserted`,
         client,
       );
+      if (!row) throw conflict("Collection already exists.");
       await syncIndexes(client, projectId, id, next.indexes);
-      return { collection: collectionView(row!), created: !current };
+      return { collection: collectionView(row), created: row.inserted };
     });
   } finally {
     forgetCollectionState(projectId, id);

@@ -57,6 +57,16 @@ describe("collections API", () => {
     expect(events.rows.map((r) => r.kind)).toEqual(["created", "deleted"]);
   });
 
+  it("concurrent creates of one collection: one 201 and 409s; concurrent saves: one 201 and 200s; the stored definition is one of theirs", async () => {
+    const posts = await Promise.all(Array.from({ length: 8 }, (_, i) => t.server.request("/api/collections/", as({ json: { _id: "racec", description: `d${i}` } }))));
+    expect(posts.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    const winner = posts.find((r) => r.status === 201)!;
+    expect((await t.server.request("/api/collections/racec/", as())).body.description).toBe(winner.body.description);
+    for (const r of posts.filter((r) => r.status === 409)) expect(r.body).toEqual({ message: "Collection already exists." });
+    const puts = await Promise.all(Array.from({ length: 8 }, (_, i) => t.server.request("/api/collections/racep/", as({ method: "PUT", json: { description: `p${i}` } }))));
+    expect(puts.map((r) => r.status).sort()).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
+  });
+
   it("refuses bad ids (422, a leading _ too) and system collections (403)", async () => {
     const reserved = await t.server.request("/api/collections/_mine/", as({ json: {} }));
     expect(reserved.status).toBe(422);
