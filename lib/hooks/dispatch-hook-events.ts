@@ -163,6 +163,11 @@ async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[]): Pr
           FROM unnest(${rows.id}::text[], ${rows.project}::text[], ${rows.hook}::text[], ${rows.event}::bigint[], ${rows.trigger}::text[],
                       ${rows.collection}::text[], ${rows.document}::text[]) WITH ORDINALITY
                AS r(id, project_id, hook_id, event_id, trigger, collection_id, document_id, n)
+          -- Only for hooks that still exist, held (KEY SHARE) until this commits: a hook deleted
+          -- meanwhile would leave its deliveries queued forever (the delete ends the queued ones
+          -- it sees, and claims skip hooks that are gone). A delete that comes later waits for
+          -- this commit and then ends these too.
+          WHERE EXISTS (SELECT 1 FROM hooks h WHERE h.project_id = r.project_id AND h.id = r.hook_id FOR KEY SHARE)
           ORDER BY n
           ON CONFLICT (id) DO NOTHING
           RETURNING 1

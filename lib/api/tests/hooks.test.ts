@@ -379,6 +379,21 @@ describe("deliveries", () => {
     expect(receiver.requests.filter(forHook(hook._id))).toHaveLength(1);
   });
 
+  it("a hook deleted right after a write it matches leaves no delivery queued forever", async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 12; i++) {
+      const c = unique("gone");
+      const hook = await createHook({ collection: c, url: `${receiver.url}/fail/gone` });
+      ids.push(hook._id);
+      await t.server.request(docs(c), as({ json: { _id: "d1" } }));
+      await t.server.request(`${hooksPath}${hook._id}/`, as({ method: "DELETE" }));
+    }
+    // Once the dispatcher has read those events, none of their deliveries waits for a hook that is gone.
+    await new Promise((r) => setTimeout(r, 1500));
+    const { rows } = await t.db.query("SELECT hook_id, state, error FROM hook_deliveries WHERE project_id = $1 AND hook_id = ANY($2) AND state NOT IN ('error', 'success')", [t.owner.project, ids]);
+    expect(rows).toEqual([]);
+  });
+
   it("deleting a hook while an attempt is in flight ends that delivery too, once the attempt is over", async () => {
     const c = unique("inflight");
     const hook = await createHook({ collection: c, url: `${receiver.url}/hang/inflight`, timeout: { read: 1 } });
