@@ -17,6 +17,42 @@ function malformedRequest(error: unknown): Response {
   return Response.json({ message: `Bad request: ${reason}` }, { status: 400, headers: edgeHeadersFor(undefined) });
 }
 
+/**
+ * Where a request-target that is not literally `/api/...` but that a URL parser turns into one
+ * (`//api/...`, `/./api/...`, `/api\\...`, `/%61pi/...`) goes. Left to Next, it was redirected (a
+ * 3xx breaks POST clients) or served by Next's handler, without the socket the per-IP limits
+ * key on. Empty and dot segments are dropped (the target the API serves, as a proxy merging
+ * slashes would); a backslash goes to the API as written (400); a path that is the API's only
+ * once decoded is answered 404 here. `undefined`: not the API's.
+ */
+function apiTarget(url: string): { rewrite: string } | { notFound: true } | undefined {
+  const query = url.indexOf("?");
+  const path = query < 0 ? url : url.slice(0, query);
+  const normalized = withoutDotSegments(path.replace(/\\/g, "/"));
+  if (normalized[0] !== "api") {
+    let decoded: string[];
+    try {
+      decoded = withoutDotSegments(decodeURIComponent(path).replace(/\\/g, "/"));
+    } catch {
+      return undefined;
+    }
+    return decoded[0]?.toLowerCase() === "api" ? { notFound: true } : undefined;
+  }
+  if (path.includes("\\")) return { rewrite: url };
+  const rewritten = `/${normalized.join("/")}${path.endsWith("/") && normalized.length > 1 ? "/" : ""}`;
+  return { rewrite: rewritten + (query < 0 ? "" : url.slice(query)) };
+}
+
+function withoutDotSegments(path: string): string[] {
+  const segments: string[] = [];
+  for (const segment of path.split("/")) {
+    if (segment === "" || segment === ".") continue;
+    if (segment === "..") segments.pop();
+    else segments.push(segment);
+  }
+  return segments;
+}
+
 type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 
 /**
@@ -47,7 +83,16 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
   const server = http.createServer((req, res) => {
     // `GET *` (a request-target that is no path) is for OPTIONS to a proxy, never for us.
     if (!req.url?.startsWith("/")) return void res.writeHead(400, { "content-type": "application/json" }).end('{"message":"Bad request"}');
-    if (req.url === "/api" || req.url?.startsWith("/api/") || req.url?.startsWith("/api?")) return void api(req, res);
+    if (req.url === "/api" || req.url.startsWith("/api/") || req.url.startsWith("/api?")) return void api(req, res);
+    const target = apiTarget(req.url);
+    if (target && "rewrite" in target) {
+      req.url = target.rewrite;
+      return void api(req, res);
+    }
+    if (target) {
+      const headers = { ...edgeHeadersFor(req.headers.origin), "content-type": "application/json" };
+      return void res.writeHead(404, headers).end('{"message":"Page not found"}');
+    }
     if (dashboard) return void dashboard(req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   });

@@ -107,3 +107,31 @@ describe("the Next door (app/api/[[...path]]/route.ts)", () => {
     expectEdgeHeaders(listed.headers);
   });
 });
+
+describe("request-targets a parser turns into /api paths", () => {
+  it("are the API's: served as the path they name (empty and dot segments dropped), never redirected or left to the dashboard's handler", async () => {
+    const { rawRequest } = await import("../../testing/raw-request");
+    const cases: [string, string, number][] = [
+      ["GET", "//api/health", 200],
+      ["POST", "//api/collections/x/documents/", 404], // the bare host: no project
+      ["OPTIONS", "//api/collections/", 204],
+      ["GET", "/api\\health", 400],
+      ["GET", "/./api/health", 200],
+      ["GET", "/%61pi/health", 404],
+      ["GET", "/x/../api/health", 200],
+    ];
+    for (const [method, target, status] of cases) {
+      const res = await rawRequest(t.server.port, target, {
+        method,
+        headers: { origin: "http://elsewhere.example", "access-control-request-method": "POST", "content-type": "application/json" },
+        body: method === "POST" ? "{}" : undefined,
+      });
+      expect(res.status, `${method} ${target} ${res.text}`).toBe(status);
+      expect(res.headers["access-control-allow-origin"], `${method} ${target}`).toBe("*");
+      if (status >= 400) expect(res.body, `${method} ${target}`).toEqual(expect.objectContaining({ message: expect.any(String) }));
+      if (status === 200) expect(res.body, `${method} ${target}`).toEqual({ status: "ok" });
+    }
+    // A path that is not the API's stays the dashboard's.
+    expect((await rawRequest(t.server.port, "/apix/health")).headers["access-control-allow-origin"]).toBeUndefined();
+  });
+});
