@@ -58,6 +58,8 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
   // An empty header (some proxies and clients send one) does not hide the query parameter.
   const lastEventId = readLastEventId(c.req.header("last-event-id")?.trim() || c.req.query("last_event_id"));
   const ttl = parseDuration(project.settings.events_ttl ?? defaultSettings.events_ttl) ?? 0;
+  // HEAD: what a GET would answer up to its first byte, and done: no subscription, no open stream.
+  if (c.req.method === "HEAD") return new Response(null, { headers: { "content-type": FEED_HEADERS["content-type"], "cache-control": FEED_HEADERS["cache-control"] } });
   // The credential as last checked: permissions narrowed since the stream opened apply to it.
   let current = principal;
   const credentials = c.get("credentials");

@@ -72,7 +72,7 @@ const QUERY_PROJECT_PATHS: readonly RegExp[] = [
 ];
 
 function feedProject(c: Context): string | undefined {
-  return c.req.method === "GET" && QUERY_PROJECT_PATHS.some((path) => path.test(c.req.path)) ? c.req.query("project") : undefined;
+  return (c.req.method === "GET" || c.req.method === "HEAD") && QUERY_PROJECT_PATHS.some((path) => path.test(c.req.path)) ? c.req.query("project") : undefined;
 }
 
 /**

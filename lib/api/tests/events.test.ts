@@ -304,6 +304,18 @@ describe("change feed", () => {
     expect(list.status).toBe(404);
   });
 
+  it("HEAD answers a feed's headers and ends (no open stream), with ?project= on the bare host too; errors as GET's", async () => {
+    const { rawRequest } = await import("../../testing/raw-request");
+    const c = unique("head");
+    for (const target of [`/api/collections/${c}/events/`, `/api/events/?collections=${c}`]) {
+      const res = await rawRequest(t.server.port, `${target}${target.includes("?") ? "&" : "?"}project=${t.owner.project}&token=${encodeURIComponent(t.owner.token)}`, { method: "HEAD", timeoutMs: 5000 });
+      expect(res.status, target).toBe(200);
+      expect(res.headers["content-type"]).toBe("text/event-stream; charset=utf-8");
+    }
+    const forbidden = await rawRequest(t.server.port, `/api/collections/_users/events/?project=${t.owner.project}&token=${encodeURIComponent(t.owner.token)}`, { method: "HEAD", timeoutMs: 5000 });
+    expect(forbidden.status).toBe(404);
+  });
+
   it("keeps projects apart: another project's events and positions are invisible", async () => {
     const other = await ownerWithProject(t.server);
     const c = unique("isolated");

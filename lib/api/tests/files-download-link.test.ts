@@ -92,6 +92,12 @@ describe("content by ?project= on the bare host", () => {
     const byQuery = await t.server.request(propertyContent(`project=${t.owner.project}&token=${encodeURIComponent(t.owner.token)}`));
     expect(byQuery.status).toBe(200);
     expect(byQuery.text).toBe(HTML);
+    // HEAD answers as GET does (it named the project the same way).
+    const head = await t.server.request(propertyContent(`project=${t.owner.project}&token=${encodeURIComponent(t.owner.token)}`), { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.headers.get("content-length")).toBe(String(Buffer.byteLength(HTML)));
+    const exportHead = await t.server.request(`/api/collections/books/export/?project=${t.owner.project}&token=${encodeURIComponent(t.owner.token)}`, { method: "HEAD" });
+    expect(exportHead.status).toBe(200);
   });
 
   it("refuses the cookie when another site sends the request (CONTRACT §1, CSRF): 401", async () => {
