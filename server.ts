@@ -1,4 +1,5 @@
 import http from "node:http";
+import type { Duplex } from "node:stream";
 import { createRequire } from "node:module";
 import { parse } from "node:url";
 import { getRequestListener } from "@hono/node-server";
@@ -53,6 +54,21 @@ function withoutDotSegments(path: string): string[] {
   return segments;
 }
 
+/**
+ * What Node's HTTP parser refuses before any handler runs (an unknown method, a malformed or too
+ * large header block, a request that timed out) still gets the contract's JSON error and CORS
+ * headers, not Node's bare status line.
+ */
+function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+  const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
+  const message = status === 431 ? "Request header fields too large" : status === 408 ? "Request timeout" : "Bad request: malformed HTTP request";
+  const body = JSON.stringify({ message });
+  const headers = { ...edgeHeadersFor(undefined), "content-type": "application/json", "content-length": String(Buffer.byteLength(body)), connection: "close" };
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${head}\r\n${body}`);
+}
+
 type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 
 /**
@@ -97,6 +113,7 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   });
   server.keepAliveTimeout = 65_000;
+  server.on("clientError", answerUnparsable);
   const workers = startBackgroundWorkers();
   server.on("close", () => void workers.stop());
   await new Promise<void>((resolve) => server.listen(options.port, resolve));

@@ -4,7 +4,7 @@ import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { readProperty } from "../documents/document-property";
 import { getDocument } from "../documents/get-document";
-import { badRequest, forbidden, notFound } from "../errors";
+import { badRequest, forbidden, notFound, unsupportedMediaType } from "../errors";
 import { FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRow } from "../files/file-record";
 import { deleteFile, findDocumentFile, findFile, listFiles, uploadToFiles } from "../files/files-collection";
 import { deleteFilesMatching } from "../files/delete-files-matching";
@@ -132,7 +132,11 @@ async function readableFile(c: Context<ApiEnv>): Promise<FileRow> {
 }
 
 async function upload(c: Context<ApiEnv>, id: string | undefined, replace: boolean) {
-  if (!isMultipart(c.req.raw)) throw badRequest("Upload a file as multipart/form-data with a part named file");
+  // A body of another media type is 415, as multipart sent to a JSON route is; none at all, 400.
+  if (!isMultipart(c.req.raw)) {
+    const message = "Upload a file as multipart/form-data with a part named file";
+    throw c.req.header("content-type") ? unsupportedMediaType(message) : badRequest(message);
+  }
   // Refuse before the body is streamed to disk; PUT's exact action (write or update) is known
   // only once we know whether the id exists, and is checked again then.
   if (!replace) allow(c, "write", FILES_COLLECTION, id);

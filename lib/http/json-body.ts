@@ -1,3 +1,4 @@
+import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { ApiEnv } from "./env";
@@ -69,7 +70,13 @@ async function readNodeText(incoming: IncomingMessage, limit: number): Promise<s
     }
     chunks.push(chunk as Buffer);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return utf8Text(Buffer.concat(chunks));
+}
+
+/** JSON is UTF-8 (RFC 8259): invalid bytes are a malformed body, not U+FFFD stored in a document. */
+function utf8Text(bytes: Buffer): string {
+  if (!isUtf8(bytes)) throw badRequest("Malformed JSON in request body: not valid UTF-8");
+  return bytes.toString("utf8");
 }
 
 async function readLimitedText(request: Request, limit: number): Promise<string> {
@@ -87,5 +94,5 @@ async function readLimitedText(request: Request, limit: number): Promise<string>
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return utf8Text(Buffer.concat(chunks));
 }

@@ -135,3 +135,28 @@ describe("request-targets a parser turns into /api paths", () => {
     expect((await rawRequest(t.server.port, "/apix/health")).headers["access-control-allow-origin"]).toBeUndefined();
   });
 });
+
+describe("requests Node's HTTP parser refuses", () => {
+  async function rawExchange(bytes: string): Promise<string> {
+    const net = await import("node:net");
+    return new Promise((resolve, reject) => {
+      const socket = net.connect(t.server.port, "127.0.0.1", () => socket.write(bytes));
+      let text = "";
+      socket.setEncoding("utf8");
+      socket.on("data", (chunk) => (text += chunk));
+      socket.on("end", () => resolve(text));
+      socket.on("error", reject);
+      socket.setTimeout(5000, () => socket.destroy(new Error(`no answer to ${JSON.stringify(bytes.slice(0, 40))}`)));
+    });
+  }
+
+  it("get the contract's JSON error with CORS headers: an unknown method 400, a header block too large 431", async () => {
+    const unknown = await rawExchange("FOO /api/health HTTP/1.1\r\nHost: localhost\r\n\r\n");
+    expect(unknown).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+    expect(unknown).toMatch(/\r\naccess-control-allow-origin: \*\r\n/);
+    expect(unknown.split("\r\n\r\n")[1]).toBe('{"message":"Bad request: malformed HTTP request"}');
+    const huge = await rawExchange(`GET /api/health HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(huge.split("\r\n\r\n")[1]).toBe('{"message":"Request header fields too large"}');
+  });
+});

@@ -40,6 +40,17 @@ describe("direct upload into _files and download", () => {
     expect(read.body).toEqual(res.body);
   });
 
+  it("an upload that is not multipart: 415 for another media type (as multipart to a JSON route), 400 with none", async () => {
+    const message = "Upload a file as multipart/form-data with a part named file";
+    for (const method of ["POST", "PUT"]) {
+      const json = await server.request(`${FILES}/mt1/`, { project, token, method, json: { a: 1 } });
+      expect(json, method).toMatchObject({ status: 415, body: { message } });
+    }
+    const bare = await server.request(`${FILES}/`, { project, token, method: "POST" });
+    expect(bare).toMatchObject({ status: 400, body: { message } });
+    expect((await server.request(`${FILES}/mt1/`, { project, token })).status).toBe(404);
+  });
+
   it("reads a record's properties by path; a missing one is 404", async () => {
     expect((await server.request(`${FILES}/${id}/name/`, { project, token })).body).toBe("data.bin");
     expect((await server.request(`${FILES}/${id}/size`, { project, token })).body).toBe(10_000);

@@ -155,6 +155,21 @@ describe("bad input is a 4xx, never a 500 (issue 17 item 6)", () => {
     expect(field.status).toBe(400);
   });
 
+  it("a JSON body that is not valid UTF-8 is 400, never stored with replacement characters", async () => {
+    const { rawRequest } = await import("../../testing/raw-request");
+    // A byte that is never UTF-8, and a multi-byte sequence cut short.
+    for (const bytes of [Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0x22, 0x7d]), Buffer.from([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xc3, 0x22, 0x7d])]) {
+      const res = await rawRequest(t.server.port, `${docs("utf8")}`, {
+        method: "POST",
+        headers: { authorization: `Token ${t.owner.token}`, "x-project": t.owner.project, "content-type": "application/json" },
+        body: bytes,
+      });
+      expect(res.status, res.text).toBe(400);
+      expect(res.body).toEqual({ message: "Malformed JSON in request body: not valid UTF-8" });
+    }
+    expect((await t.server.request(docs("utf8"), as())).status).toBe(404);
+  });
+
   it("nesting: a document 2,000 deep and filters, updates, schemas and multipart beyond 64", async () => {
     const nest = (depth: number): unknown => (depth === 0 ? 1 : { a: nest(depth - 1) });
     const deep = await t.server.request(docs("deep"), as({ json: { d: nest(2000) } }));
