@@ -16,7 +16,7 @@ import { updateDocuments } from "../documents/update-documents";
 import { badRequest, forbidden, notFound, validationError } from "../errors";
 import { collectionIdErrors } from "../collections/collection";
 import { withActions } from "../http/actions";
-import { methodNotAllowedHere } from "../http/route-methods";
+import { methodNotAllowedHere, refusal } from "../http/route-methods";
 import { readActionBody } from "../http/action-filter";
 import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonObject } from "../http/json-body";
@@ -99,7 +99,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
   // collection's property routes and end as 404.
   // So does every system collection's list (`_files` answers for its own, which takes no PUT).
   const notOnList = methodNotAllowedHere(["GET", "HEAD", "POST", "PUT"]);
-  const unlessFiles: Handler<ApiEnv> = (c, next) => (pathParam(c, "collection") === "_files" ? next() : notOnList(c));
+  const unlessFiles: Handler<ApiEnv> = refusal((c, next) => (pathParam(c, "collection") === "_files" ? next() : notOnList(c)));
   routes.patch(BASE, unlessFiles);
   routes.delete(BASE, unlessFiles);
   app.get(`${BASE}/:id`, async (c) => {

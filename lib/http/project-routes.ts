@@ -20,7 +20,10 @@ export function projectRoutes(app: Hono<ApiEnv>): ProjectRoutes {
 
 /** A path parameter of the matched route (always present once the route matched). */
 export function pathParam(c: { req: { param(name: string): string | undefined } }, name: string): string {
-  return c.req.param(name) ?? "";
+  const value = c.req.param(name) ?? "";
+  // PostgreSQL text cannot hold NUL: refused here once for every id in a path (never a 500).
+  if (value.includes("\u0000")) throw badRequest("A path segment must not contain NUL");
+  return value;
 }
 
 /** The `:path{.+}` of a property route as its decoded segments (`a/b%2Fc/` -> ["a", "b/c"]). */

@@ -143,6 +143,11 @@ describe("bad input is a 4xx, never a 500 (issue 17 item 6)", () => {
       [`${docs("nul")}a%00b/`, {}],
       ["/api/collections/a%00b/", {}],
       ["/api/collections/a%00b/documents/", {}],
+      ["/api/collections/_tokens/documents/a%00b/", {}],
+      ["/api/collections/_users/documents/a%00b/", {}],
+      ["/api/collections/_hooks/documents/a%00b/", { method: "DELETE" }],
+      ["/api/collections/_files/documents/a%00b/content/", {}],
+      ["/api/collections/_notification/documents/a%00b/", {}],
       [`${docs("nul")}`, { action: "update", json: { filter: {}, operation: { $set: { s: "\u0000" } } } }],
     ];
     for (const [path, options] of cases) {

@@ -68,6 +68,17 @@ describe("the request pipeline", () => {
       expect(res.body).toEqual({ message: "Method not allowed" });
       expect(res.headers.get("allow"), `${method} ${path}`).toBe(allow);
     }
+    // A method no route knows: Allow names what the path takes, not the methods that only refuse.
+    for (const [path, allowed] of [
+      ["/api/collections/notes/documents/", ["GET", "HEAD", "POST", "PUT", "OPTIONS"]],
+      ["/api/collections/notes/export/", ["GET", "HEAD", "OPTIONS"]],
+      ["/api/collections/notes/events/", ["GET", "HEAD", "OPTIONS"]],
+      ["/api/collections/_files/documents/", ["GET", "HEAD", "POST", "OPTIONS"]],
+    ] as const) {
+      const res = await server.request(path, { method: "PROPFIND", headers: auth });
+      expect(res.status, path).toBe(405);
+      expect(res.headers.get("allow")!.split(", ").sort(), path).toEqual([...allowed].sort());
+    }
     // Without the trailing slash too; an unknown path stays 404.
     expect((await server.request("/api/info", { method: "POST", headers: { "x-project": owner.project } })).status).toBe(405);
     expect((await server.request("/api/infox/", { method: "POST" })).status).toBe(404);
