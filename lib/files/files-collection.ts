@@ -111,16 +111,28 @@ export async function uploadToFiles(
       await insertFileRows(pool(), committed.rows, 0, committed.markerIds);
       return { record: committed.records[0], created: true };
     }
-    const created = await transaction(async (client) => {
-      const existing = await queryOne<FileRow>(sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND id = ${row.id} FOR UPDATE`, client);
-      input.authorize?.(existing ? "update" : "write");
-      if (existing && (!input.replace || existing.collection_id !== FILES_COLLECTION))
-        throw conflict(existing.collection_id === FILES_COLLECTION ? "Document with this _id already exists." : "File belongs to a document; upload it through the document.");
-      if (existing) await deleteFileRows(client, projectId, sql`id = ${row.id}`);
-      await insertFileRows(client, committed.rows, scope.filesSizeLimit, committed.markerIds);
-      return !existing;
-    });
-    return { record: committed.records[0], created };
+    const store = () =>
+      transaction(async (client) => {
+        const existing = await queryOne<FileRow>(sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND id = ${row.id} FOR UPDATE`, client);
+        input.authorize?.(existing ? "update" : "write");
+        if (existing && (!input.replace || existing.collection_id !== FILES_COLLECTION))
+          throw conflict(existing.collection_id === FILES_COLLECTION ? "Document with this _id already exists." : "File belongs to a document; upload it through the document.");
+        if (existing) await deleteFileRows(client, projectId, sql`id = ${row.id}`);
+        await insertFileRows(client, committed.rows, scope.filesSizeLimit, committed.markerIds);
+        return !existing;
+      });
+    // The lock above holds nothing when the id is free: a concurrent upload of the same id can
+    // insert first. A save (PUT) then looks again and replaces it; a create (POST) is a 409 with
+    // the same message as when the record was already there. A replace deletes the row and
+    // inserts anew, so a waiter can find none again and lose once more: each round one wins.
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return { record: committed.records[0], created: await store() };
+      } catch (error) {
+        if ((error as { code?: string }).code !== "23505") throw error;
+        if (!input.replace || attempt >= 16) throw conflict("Document with this _id already exists.");
+      }
+    }
   } catch (error) {
     if (blobs) await blobs.rollback();
     await input.uploads.discard();

@@ -51,6 +51,15 @@ describe("direct upload into _files and download", () => {
     expect((await server.request(`${FILES}/mt1/`, { project, token })).status).toBe(404);
   });
 
+  it("concurrent uploads of one new id: PUT gives one 201 and 200s, POST one 201 and 409s with the usual message", async () => {
+    const puts = await Promise.all(Array.from({ length: 8 }, (_, i) => upload(form([["file", randomBytes(50 + i), `p${i}.bin`]]), `${FILES}/race-put/`, "PUT")));
+    expect(puts.map((r) => `${r.status} ${r.status === 409 ? r.text : ""}`).sort()).toEqual(["200 ", "200 ", "200 ", "200 ", "200 ", "200 ", "200 ", "201 "]);
+    const posts = await Promise.all(Array.from({ length: 8 }, (_, i) => upload(form([["file", randomBytes(50 + i), `q${i}.bin`]]), `${FILES}/race-post/`)));
+    expect(posts.map((r) => r.status).sort()).toEqual([201, 409, 409, 409, 409, 409, 409, 409]);
+    for (const r of posts.filter((r) => r.status === 409)) expect(r.body).toEqual({ message: "Document with this _id already exists." });
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
   it("reads a record's properties by path; a missing one is 404", async () => {
     expect((await server.request(`${FILES}/${id}/name/`, { project, token })).body).toBe("data.bin");
     expect((await server.request(`${FILES}/${id}/size`, { project, token })).body).toBe(10_000);
