@@ -5,7 +5,7 @@ import { onCommit, query, queryOne, type Queryable } from "../db/query";
 import { signalOutboxCommit } from "../outbox/outbox-listener";
 import { scheduleBlobDeletions } from "../files/blob-deletions";
 import { FILES_COLLECTION, fileIdsIn, fileRecordSql } from "../files/file-record";
-import { releaseDroppedFiles } from "../files/file-rows";
+import { FILE_DELETED_TXID, releaseDroppedFiles } from "../files/file-rows";
 import type { ProjectScope } from "../collections/collection";
 import { schemaGuard, StaleCollectionState, type CollectionState } from "./collection-state";
 
@@ -176,8 +176,8 @@ export async function deleteDocumentsWhere(
     ), bd AS (
       INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM f
     ), fe AS (
-      INSERT INTO document_events (project_id, collection_id, document_id, kind, before)
-      SELECT ${projectId}, ${FILES_COLLECTION}, f.id, 'deleted', ${raw(fileRecordSql("f"))} FROM f
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, before, txid)
+      SELECT ${projectId}, ${FILES_COLLECTION}, f.id, 'deleted', ${raw(fileRecordSql("f"))}, ${FILE_DELETED_TXID} FROM f
     )`;
   const rows = await query<{ data: Doc }>(
     sql`WITH d AS (

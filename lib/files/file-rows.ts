@@ -35,8 +35,8 @@ export async function insertFileRows(db: Queryable, rows: FileRow[], filesSizeLi
   // `_files` changes to the change feed (the dashboard's live files list) like documents'.
   await query(
     sql`WITH ${addSize}f AS (
-          INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access)
-          SELECT * FROM unnest(${column("project_id")}::text[], ${column("id")}::text[], ${column("collection_id")}::text[], ${column("document_id")}::text[],
+          INSERT INTO files (project_id, id, collection_id, document_id, property, name, content_type, size, md5, blob_key, date_created, last_access, event_txid)
+          SELECT *, pg_current_xact_id() FROM unnest(${column("project_id")}::text[], ${column("id")}::text[], ${column("collection_id")}::text[], ${column("document_id")}::text[],
             ${column("property")}::text[], ${column("name")}::text[], ${column("content_type")}::text[], ${column("size")}::bigint[], ${column("md5")}::text[],
             ${column("blob_key")}::text[], ${column("date_created")}::timestamptz[], ${column("last_access")}::timestamptz[])
         ), m AS (
@@ -66,8 +66,8 @@ export async function deleteFileRows(db: Queryable, projectId: string, where: Sq
     ), cd AS (
       ${counterDelta(projectId, "", { filesSize: sql`-(SELECT coalesce(sum(size), 0) FROM f)` }, sql`EXISTS (SELECT 1 FROM f)`)}
     ), ev AS (
-      INSERT INTO document_events (project_id, collection_id, document_id, kind, before)
-      SELECT ${projectId}, ${FILES_COLLECTION}, f.id, 'deleted', ${raw(fileRecordSql("f"))} FROM f
+      INSERT INTO document_events (project_id, collection_id, document_id, kind, before, txid)
+      SELECT ${projectId}, ${FILES_COLLECTION}, f.id, 'deleted', ${raw(fileRecordSql("f"))}, ${FILE_DELETED_TXID} FROM f
     )
     SELECT ${rawColumns} FROM f`,
     db,
@@ -80,6 +80,12 @@ export async function deleteFileRows(db: Queryable, projectId: string, where: Sq
 }
 
 const rawColumns = raw(FILE_COLUMNS);
+
+/**
+ * Where a file record's `deleted` event goes: never before its `created` one (migration 0018; as
+ * `documents.event_txid`, lib/documents/document-statements.ts), over the deleted row `f`.
+ */
+export const FILE_DELETED_TXID = raw("greatest(pg_current_xact_id(), f.event_txid)");
 
 /**
  * After a document write: the files the document held before and holds no more (a replaced or

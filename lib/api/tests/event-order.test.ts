@@ -7,6 +7,8 @@ import { lockDocument } from "../../documents/save-document";
 import { readCommittedEvents, OUTBOX_START } from "../../outbox/outbox-events";
 import { sql } from "../../db/sql";
 import { openSse } from "../../testing/sse-client";
+import { insertFileRows } from "../../files/file-rows";
+import { fileRecord, type FileRow } from "../../files/file-record";
 
 // Per-document commit order (issue 11: "keeps per-hook, per-document commit order"; CONTRACT §13).
 // A transaction that got its transaction id before it waited for a document's row lock commits
@@ -110,6 +112,53 @@ describe("outbox order of one document's changes", () => {
       { kind: "updated", v: "updated, committed first" },
       { kind: "deleted", v: "updated, committed first" },
     ]);
+  });
+
+  it("a file record deleted by a write that waited for the document's lock is read after its creation", async () => {
+    const projectId = suite.owner.project;
+    const scope = { projectId, dataSizeLimit: 0 };
+    await transaction(async (client) => {
+      await insertDocument(client, scope, "order", await collectionState(projectId, "order", client), { _id: "f1" });
+    });
+    const row = (id: string): FileRow => ({
+      project_id: projectId, id, collection_id: "order", document_id: "f1", property: "photo", name: `${id}.bin`,
+      content_type: "application/octet-stream", size: 1, md5: "0".repeat(32), blob_key: `${projectId}/order-test/${id}`, date_created: new Date(), last_access: new Date(),
+    });
+    const holding = (id: string) => async (client: never) => {
+      const state = await collectionState(projectId, "order");
+      const before = await lockDocument(client, projectId, "order", "f1");
+      await replaceDocument(client, scope, "order", state, before!, { _id: "f1", photo: fileRecord(row(id)) });
+    };
+    let lateHasLock!: () => void;
+    const lateLocked = new Promise<void>((resolve) => (lateHasLock = resolve));
+    let releaseLate!: () => void;
+    const lateMayCommit = new Promise<void>((resolve) => (releaseLate = resolve));
+    let earlyPid = 0;
+    let earlyHasId!: () => void;
+    const earlyHasTxid = new Promise<void>((resolve) => (earlyHasId = resolve));
+    // The early write stores its new file first (its transaction id), then waits for the document.
+    const early = transaction(async (client) => {
+      earlyPid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
+      await insertFileRows(client, [row("early-file")], 0, []);
+      earlyHasId();
+      await lateLocked;
+      await holding("early-file")(client as never);
+    });
+    await earlyHasTxid;
+    const late = transaction(async (client) => {
+      await insertFileRows(client, [row("late-file")], 0, []);
+      await holding("late-file")(client as never);
+      lateHasLock();
+      await lateMayCommit;
+    });
+    await lateLocked;
+    await waitUntilBlocked(suite.db, earlyPid);
+    releaseLate();
+    await late;
+    await early;
+    const { events } = await readCommittedEvents(suite.db as never, { after: OUTBOX_START, limit: 1000, projectId, collections: ["_files"], documents: false });
+    expect(events.filter((e) => e.documentId === "late-file").map((e) => e.kind)).toEqual(["created", "deleted"]);
+    expect(events.filter((e) => e.documentId === "early-file").map((e) => e.kind)).toEqual(["created"]);
   });
 
   it("through the API too: the change feed replays one document's changes in the order they were stored", async () => {
