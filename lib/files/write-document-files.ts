@@ -1,6 +1,9 @@
 import type { ProjectScope } from "../collections/collection";
-import { transaction } from "../db/query";
-import { collectionState, StaleCollectionState, withFreshState } from "../documents/collection-state";
+import type { PoolClient } from "pg";
+import { queryOne, transaction } from "../db/query";
+import { sql } from "../db/sql";
+import { projectTotal, withLimitCheck } from "../projects/counters";
+import { collectionState, StaleCollectionState, withFreshState, type CollectionState } from "../documents/collection-state";
 import { newDocumentId } from "../documents/document-id";
 import { schemaFor } from "../documents/document-schema";
 import { ID_TAKEN, insertDocument, replaceDocument } from "../documents/document-statements";
@@ -8,8 +11,8 @@ import { shallowPatch } from "../documents/patch-document";
 import { prepareDocument } from "../documents/prepare-document";
 import { lockDocument } from "../documents/save-document";
 import { readProperty } from "../documents/document-property";
-import { AppError, notFound, validationError } from "../errors";
-import { insertFileRows } from "./file-rows";
+import { AppError, notFound, paymentRequired, validationError } from "../errors";
+import { FILES_LIMIT_MESSAGE, insertFileRows } from "./file-rows";
 import type { FileRecord } from "./file-record";
 import type { StagedUploads, StagedFile } from "./staged-uploads";
 import { commitBlobs, type CommittedBlobs } from "./upload-files";
@@ -76,49 +79,71 @@ export async function writeDocumentWithFiles(
     });
     const committed = blobs;
 
-    const result = await withFreshState(projectId, collectionId, (fresh) =>
-      transaction(async (client) => {
-        await insertFileRows(client, committed.rows, scope.filesSizeLimit, committed.markerIds);
-        const withFiles = (base: Doc): Doc => {
-          for (const [field, shape] of shapes) {
-            const list = records.get(field) ?? [];
-            setPath(base, shape.path, shape.array ? list : list[0]);
-          }
-          return base;
-        };
-        if (write.kind === "create") {
-          const doc = await prepareDocument(projectId, collectionId, fresh, documentId, withFiles(structuredClone(fields)), undefined, { scope, db: client });
+    // The document's part of the write, in the transaction below.
+    const writeDocument = async (client: PoolClient, fresh: CollectionState): Promise<{ doc: Doc; created: boolean }> => {
+      const withFiles = (base: Doc): Doc => {
+        for (const [field, shape] of shapes) {
+          const list = records.get(field) ?? [];
+          setPath(base, shape.path, shape.array ? list : list[0]);
+        }
+        return base;
+      };
+      if (write.kind === "create") {
+        const doc = await prepareDocument(projectId, collectionId, fresh, documentId, withFiles(structuredClone(fields)), undefined, { scope, db: client });
+        return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
+      }
+      const before = await lockDocument(client, projectId, collectionId, documentId);
+      if (write.kind === "save") write.authorize?.(before ? "update" : "write");
+      if (!before && write.kind !== "save") throw notFound("Document not found.");
+      let body: Doc;
+      if (write.kind === "save") body = withFiles(structuredClone(fields));
+      // Multipart PATCH is the original service's update: top-level keys replaced (CONTRACT §5).
+      else if (write.kind === "patch") body = withFiles(shallowPatch(structuredClone(before!), fields));
+      else body = withFiles(structuredClone(before!));
+      const doc = await prepareDocument(projectId, collectionId, fresh, documentId, body, before, { scope, db: client });
+      if (!before) {
+        try {
           return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
+        } catch (error) {
+          // A concurrent save created it after our lock found nothing: a save, so again (it replaces).
+          if (error instanceof AppError && error.message === ID_TAKEN) throw new StaleCollectionState();
+          throw error;
         }
-        const before = await lockDocument(client, projectId, collectionId, documentId);
-        if (write.kind === "save") write.authorize?.(before ? "update" : "write");
-        if (!before && write.kind !== "save") throw notFound("Document not found.");
-        let body: Doc;
-        if (write.kind === "save") body = withFiles(structuredClone(fields));
-        // Multipart PATCH is the original service's update: top-level keys replaced (CONTRACT §5).
-        else if (write.kind === "patch") body = withFiles(shallowPatch(structuredClone(before!), fields));
-        else body = withFiles(structuredClone(before!));
-        const doc = await prepareDocument(projectId, collectionId, fresh, documentId, body, before, { scope, db: client });
-        if (!before) {
-          try {
-            return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
-          } catch (error) {
-            // A concurrent save created it after our lock found nothing: a save, so again (it replaces).
-            if (error instanceof AppError && error.message === ID_TAKEN) throw new StaleCollectionState();
-            throw error;
+      }
+      // On a property path, `created` tells whether that property was absent (201, CONTRACT §5).
+      const created = write.kind === "set" && !hasProperty(before, write.path);
+      return { doc: await replaceDocument(client, scope, collectionId, fresh, before, doc), created };
+    };
+
+    const limited = scope.filesSizeLimit > 0;
+    return await withFreshState(projectId, collectionId, (fresh) =>
+      transaction((client) =>
+        withLimitCheck(client, projectId, limited, async () => {
+          // Under a files size limit the check is of the write as a whole (CONTRACT §2: a write
+          // that would pass the limit): the files it adds less those its document lets go, so a
+          // file replaced by one no larger is never refused. The project row is locked meanwhile.
+          const before = limited ? await filesSizeNow(client, projectId) : 0;
+          await insertFileRows(client, committed.rows, 0, committed.markerIds);
+          const written = await writeDocument(client, fresh);
+          if (limited) {
+            const after = await filesSizeNow(client, projectId);
+            if (after > scope.filesSizeLimit && after > before) throw paymentRequired(FILES_LIMIT_MESSAGE);
           }
-        }
-        // On a property path, `created` tells whether that property was absent (201, CONTRACT §5).
-        const created = write.kind === "set" && !hasProperty(before, write.path);
-        return { doc: await replaceDocument(client, scope, collectionId, fresh, before, doc), created };
-      }),
+          return written;
+        }),
+      ),
     );
-    return result;
   } catch (error) {
     if (blobs) await blobs.rollback();
     await input.uploads.discard();
     throw error;
   }
+}
+
+/** The project's files size now, pending deltas of this transaction included. */
+async function filesSizeNow(client: PoolClient, projectId: string): Promise<number> {
+  const row = await queryOne<{ n: string }>(sql`SELECT ${projectTotal(projectId, "files_size")} AS n`, client);
+  return Number(row?.n ?? 0);
 }
 
 function groupByField(files: StagedFile[]): Map<string, StagedFile[]> {

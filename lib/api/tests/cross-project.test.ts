@@ -111,10 +111,15 @@ describe("cross-project isolation", () => {
     expect(JSON.stringify(list.body)).not.toContain('"posts"');
   });
 
-  it("B's project is invisible from A's account", async () => {
-    for (const method of ["GET", "PUT", "PATCH", "DELETE"]) {
+  it("B's project is invisible from A's account; its id is taken (409 on POST and PUT, as ids are global) and nothing changes", async () => {
+    for (const method of ["GET", "PATCH", "DELETE"]) {
       const response = await server.request(`/api/user/projects/${b.project}/`, { method, session: a.session, json: method === "GET" || method === "DELETE" ? undefined : { name: "x" } });
       expect(response.status, method).toBe(404);
     }
+    for (const method of ["POST", "PUT"]) {
+      const response = await server.request(`/api/user/projects/${b.project}/`, { method, session: a.session, json: { name: "x" } });
+      expect(response, method).toMatchObject({ status: 409, body: { message: "Project already exists." } });
+    }
+    expect((await server.request(`/api/user/projects/${b.project}/`, { session: b.session })).body.name).not.toBe("x");
   });
 });

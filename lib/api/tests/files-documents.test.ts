@@ -200,6 +200,27 @@ describe("files in document properties", () => {
     expect((await blobFiles(server)).blobs.filter((b) => b.includes(`${other.project}`)).length).toBe(1);
   });
 
+  it("near settings.files_size_limit a file replaced by one no larger is taken; one that grows past it is 402 and changes nothing", async () => {
+    const other = await ownerWithProject(server);
+    const patched = await server.request(`/api/user/projects/${other.project}`, { method: "PATCH", session: other.session, json: { settings: { files_size_limit: 1200 } } });
+    expect(patched.status).toBe(200);
+    const put = (id: string, size: number, method = "PUT") =>
+      server.request(`${docs("near")}/${id}/`, { project: other.project, token: other.token, method, body: form([["f", randomBytes(size), `${id}.bin`]]) });
+    expect((await put("a", 500)).status).toBe(201);
+    expect((await put("b", 500)).status).toBe(201);
+    const same = await put("a", 500);
+    expect(same.status, same.text).toBe(200);
+    const smaller = await put("b", 300, "PATCH");
+    expect(smaller.status, smaller.text).toBe(200);
+    expect(await filesSize(other.project)).toBe(800);
+    const grows = await put("a", 950);
+    expect(grows).toMatchObject({ status: 402, body: { message: "Project files size limit exceeded" } });
+    expect(await filesSize(other.project)).toBe(800);
+    expect(await filesSize(other.project)).toBe(await sumOfSizes(other.project));
+    expect((await put("a", 900)).status).toBe(200);
+    expect(await filesSize(other.project)).toBe(1200);
+  });
+
   it("cross-project: another project's token gets 401; our host with their file id gets 404", async () => {
     const res = await send(`/api/collections/_files/documents/`, form([["file", "secret", "s.txt"]]));
     const id = res.body._id;
