@@ -60,7 +60,10 @@ function withoutDotSegments(path: string): string[] {
  * headers, not Node's bare status line.
  */
 function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (error.code === "ECONNRESET" || !socket.writable) return void socket.destroy();
+  // As Node's own handler: nothing more once an answer on this socket has begun (a body left
+  // unread after an early answer fails to parse too).
+  const answering = (socket as Duplex & { _httpMessage?: http.ServerResponse })._httpMessage;
+  if (error.code === "ECONNRESET" || !socket.writable || answering?.headersSent) return void socket.destroy();
   const status = error.code === "HPE_HEADER_OVERFLOW" ? 431 : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? 408 : 400;
   const message = status === 431 ? "Request header fields too large" : status === 408 ? "Request timeout" : "Bad request: malformed HTTP request";
   const body = JSON.stringify({ message });

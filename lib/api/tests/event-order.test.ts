@@ -41,10 +41,16 @@ describe("outbox order of one document's changes", () => {
   }
 
   /**
-   * `early` takes its transaction id first (it writes another document), then waits for `doc`'s
-   * lock, which `late` holds with a younger id; `late` commits first. Returns once both did.
+   * `early` takes its transaction id first (by default it writes another document), then waits
+   * for `doc`'s lock, which `late` holds with a younger id; `late` commits first. Returns once
+   * both did.
    */
-  async function race(documentId: string, late: (client: never) => Promise<unknown>, early: (client: never) => Promise<unknown>) {
+  async function race(
+    documentId: string,
+    late: (client: never) => Promise<unknown>,
+    early: (client: never) => Promise<unknown>,
+    takeTxid?: (client: never) => Promise<unknown>,
+  ) {
     const { projectId, scope, state } = await setUp(documentId);
     let releaseLate!: () => void;
     const lateMayCommit = new Promise<void>((resolve) => (releaseLate = resolve));
@@ -56,7 +62,8 @@ describe("outbox order of one document's changes", () => {
 
     const earlyDone = transaction(async (client) => {
       earlyPid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
-      await insertDocument(client, scope, "order", state, { _id: `${documentId}-other`, v: "other" });
+      if (takeTxid) await takeTxid(client as never);
+      else await insertDocument(client, scope, "order", state, { _id: `${documentId}-other`, v: "other" });
       earlyHasId();
       await lateHasLock;
       await early(client as never);
@@ -117,9 +124,6 @@ describe("outbox order of one document's changes", () => {
   it("a file record deleted by a write that waited for the document's lock is read after its creation", async () => {
     const projectId = suite.owner.project;
     const scope = { projectId, dataSizeLimit: 0 };
-    await transaction(async (client) => {
-      await insertDocument(client, scope, "order", await collectionState(projectId, "order", client), { _id: "f1" });
-    });
     const row = (id: string): FileRow => ({
       project_id: projectId, id, collection_id: "order", document_id: "f1", property: "photo", name: `${id}.bin`,
       content_type: "application/octet-stream", size: 1, md5: "0".repeat(32), blob_key: `${projectId}/order-test/${id}`, date_created: new Date(), last_access: new Date(),
@@ -129,33 +133,17 @@ describe("outbox order of one document's changes", () => {
       const before = await lockDocument(client, projectId, "order", "f1");
       await replaceDocument(client, scope, "order", state, before!, { _id: "f1", photo: fileRecord(row(id)) });
     };
-    let lateHasLock!: () => void;
-    const lateLocked = new Promise<void>((resolve) => (lateHasLock = resolve));
-    let releaseLate!: () => void;
-    const lateMayCommit = new Promise<void>((resolve) => (releaseLate = resolve));
-    let earlyPid = 0;
-    let earlyHasId!: () => void;
-    const earlyHasTxid = new Promise<void>((resolve) => (earlyHasId = resolve));
-    // The early write stores its new file first (its transaction id), then waits for the document.
-    const early = transaction(async (client) => {
-      earlyPid = (await client.query("SELECT pg_backend_pid() AS pid")).rows[0].pid;
-      await insertFileRows(client, [row("early-file")], 0, []);
-      earlyHasId();
-      await lateLocked;
-      await holding("early-file")(client as never);
-    });
-    await earlyHasTxid;
-    const late = transaction(async (client) => {
-      await insertFileRows(client, [row("late-file")], 0, []);
-      await holding("late-file")(client as never);
-      lateHasLock();
-      await lateMayCommit;
-    });
-    await lateLocked;
-    await waitUntilBlocked(suite.db, earlyPid);
-    releaseLate();
-    await late;
-    await early;
+    // Each write stores its new file first; the early one's (and its transaction id) comes first,
+    // then it waits for the document the late one holds, and releases the late one's file.
+    await race(
+      "f1",
+      async (client) => {
+        await insertFileRows(client, [row("late-file")], 0, []);
+        await holding("late-file")(client);
+      },
+      holding("early-file"),
+      (client) => insertFileRows(client, [row("early-file")], 0, []),
+    );
     const { events } = await readCommittedEvents(suite.db as never, { after: OUTBOX_START, limit: 1000, projectId, collections: ["_files"], documents: false });
     expect(events.filter((e) => e.documentId === "late-file").map((e) => e.kind)).toEqual(["created", "deleted"]);
     expect(events.filter((e) => e.documentId === "early-file").map((e) => e.kind)).toEqual(["created"]);
