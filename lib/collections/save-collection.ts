@@ -77,7 +77,7 @@ function parseDefinition(body: Record<string, unknown>): { name: string; descrip
   if (schema !== null && (typeof schema !== "object" || Array.isArray(schema))) errors.push({ property: "schema", message: "must be an object" });
   if (errors.length) throw validationError("Validation error", errors);
   if (schema) {
-    compileSchema(schema as Record<string, unknown>);
+    compileSchema(schema as Record<string, unknown>, { checkArca: true });
     buildProcessorPlan(schema as Record<string, unknown>); // 422: unknown kind, bad argument, array property, recursion
   }
   return { name, description, schema: schema as Record<string, unknown> | null, indexes: parseIndexes(body.indexes) };

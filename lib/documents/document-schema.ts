@@ -36,9 +36,18 @@ function realCalendarDate(value: string): boolean {
   return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
 }
 
-export function compileSchema(schema: Record<string, unknown>): CompiledSchema {
+/**
+ * `checkArca`: also refuse (422) what only Arca's own keywords get wrong, at schema save; stored
+ * schemas are compiled without it, so a write never fails on what its schema was saved with.
+ */
+export function compileSchema(schema: Record<string, unknown>, options: { checkArca?: boolean } = {}): CompiledSchema {
   const info: Omit<CompiledSchema, "validate"> = { datetimes: [], immutables: [], embeds: [], files: [] };
   const standard = translate(schema, [], info, true) as Record<string, unknown>;
+  if (options.checkArca) {
+    const unnamed = embedsWithoutCollection(schema, []);
+    if (unnamed.length)
+      throw validationError("Validation error", unnamed.map((path) => ({ property: `schema.properties.${path.join(".properties.")}.collection`, message: "an embed names the collection it reads from" })));
+  }
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(standard);
@@ -52,6 +61,16 @@ export function compileSchema(schema: Record<string, unknown>): CompiledSchema {
       return (validate.errors ?? []).map(propertyError);
     },
   };
+}
+
+/** Paths of `embed` properties with no collection id (their value could never be read back as a document). */
+function embedsWithoutCollection(node: unknown, path: string[]): string[][] {
+  if (!node || typeof node !== "object" || Array.isArray(node)) return [];
+  const source = node as Record<string, unknown>;
+  const found: string[][] = source.type === "embed" && (typeof source.collection !== "string" || source.collection === "") ? [path] : [];
+  if (source.properties && typeof source.properties === "object")
+    for (const [name, child] of Object.entries(source.properties as Record<string, unknown>)) found.push(...embedsWithoutCollection(child, [...path, name]));
+  return found;
 }
 
 function translate(node: unknown, path: string[], info: Omit<CompiledSchema, "validate">, root = false): unknown {

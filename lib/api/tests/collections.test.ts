@@ -155,6 +155,14 @@ describe("schemas", () => {
     expect((await t.server.request(`${docs("articles")}a1/`, as({ method: "PATCH", json: { year: 2000 } }))).status).toBe(200);
   });
 
+  it("an embed without the collection it reads from is refused at save (422 naming it), nothing saved", async () => {
+    const schema = { type: "object", properties: { a: { type: "embed" }, nested: { type: "object", properties: { b: { type: "embed", collection: "" } } } } };
+    const res = await t.server.request("/api/collections/badembed/", as({ method: "PUT", json: { schema } }));
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.errors.map((e: { property: string }) => e.property).sort()).toEqual(["schema.properties.a.collection", "schema.properties.nested.properties.b.collection"]);
+    expect((await t.server.request("/api/collections/badembed/", as())).status).toBe(404);
+  });
+
   it("embeds are stored as keys and resolved on read", async () => {
     const created = await t.server.request(docs("articles"), as({ json: { _id: "a2", title: "E", author: "ann" } }));
     expect(created.body.author).toBe("ann");
