@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import type { ApiEnv } from "../http/env";
-import { edgeHeaders } from "../http/edge-headers";
+import { edgeHeaders, headLength } from "../http/edge-headers";
 import { errorResponse } from "../http/errors";
 import { notFoundOrMethodNotAllowed } from "../http/route-methods";
 import { projectRoutes } from "../http/project-routes";
@@ -34,6 +34,7 @@ export function createApiApp(): Hono<ApiEnv> {
   app.notFound(notFoundOrMethodNotAllowed(app));
   // CORS, preflights and frame protection first: they hold for every answer, before any lookup.
   app.use(edgeHeaders);
+  app.use(headLength);
   app.use(readRequestContext);
 
   bindHealthApi(app);

@@ -47,6 +47,20 @@ export const edgeHeaders: MiddlewareHandler<ApiEnv> = async (c, next) => {
   for (const [name, value] of Object.entries(headers)) if (!answer.headers.has(name)) answer.headers.set(name, value);
 };
 
+/**
+ * A `HEAD` answers a `GET`'s headers (RFC 9110 §9.3.2), its length included: Hono runs the GET
+ * route and drops the body, so a JSON answer's `Content-Length` is measured here first. Streams
+ * (exports, file content) carry their own length or none, and are never read for it.
+ */
+export const headLength: MiddlewareHandler<ApiEnv> = async (c, next) => {
+  await next();
+  if (c.req.method !== "HEAD" || !c.res.body || c.res.headers.has("content-length")) return;
+  if (!/^application\/json\b/i.test(c.res.headers.get("content-type") ?? "")) return;
+  const length = (await c.res.clone().arrayBuffer()).byteLength;
+  const answer = Object.isFrozen(c.res.headers) ? (c.res = new Response(c.res.body, c.res)) : c.res;
+  answer.headers.set("content-length", String(length));
+};
+
 /** The headers every `/api/` answer carries, for a request from `origin`. */
 export function edgeHeadersFor(origin: string | undefined): Record<string, string> {
   return answerHeaders(origin, process.env.ARCA_CORS_ORIGINS);

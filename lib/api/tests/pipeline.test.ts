@@ -104,6 +104,19 @@ describe("the request pipeline", () => {
     }
   });
 
+  it("HEAD on a JSON route answers GET's headers, Content-Length included, and no body", async () => {
+    const { rawRequest } = await import("../../testing/raw-request");
+    const headers = { "x-project": owner.project, authorization: `Token ${owner.token}` };
+    for (const path of ["/api/collections/", "/api/collections/_tokens/documents/", "/api/collections/_users/"]) {
+      const get = await rawRequest(server.port, path, { headers });
+      const head = await rawRequest(server.port, path, { method: "HEAD", headers });
+      expect(head.status, path).toBe(200);
+      expect(head.text).toBe("");
+      expect(head.headers["content-length"], path).toBe(String(Buffer.byteLength(get.text)));
+      expect(head.headers["content-type"]).toBe(get.headers["content-type"]);
+    }
+  });
+
   it("serves a path with and without its trailing slash, never redirecting", async () => {
     const withSlash = await server.request("/api/info/", { project: owner.project, session: owner.session });
     const without = await server.request("/api/info", { project: owner.project, session: owner.session });
