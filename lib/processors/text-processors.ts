@@ -25,11 +25,23 @@ export const md5: ProcessorKind = {
       return hash.digest("hex");
     }
     if (value === undefined || value === null) return null;
-    const text = typeof value === "string" ? value : JSON.stringify(value);
+    // Any other value: its JSON with object keys sorted, so equal values digest alike whatever
+    // order a client wrote their keys in (the stored copy keeps no order of its own either).
+    const text = typeof value === "string" ? value : canonicalJson(value);
     if (Buffer.byteLength(text) > MAX_TEXT_BYTES) throw call.invalid("md5: the text is larger than 1 MiB");
     return createHash("md5").update(text).digest("hex");
   },
 };
+
+/** JSON text with every object's keys in code-point order (arrays keep theirs). */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
 
 const RANDOM_TYPES = ["string", "integer", "uuid"];
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

@@ -208,6 +208,18 @@ describe("text processors on real inputs", () => {
     expect(md.body.html).toBe("<p><strong>hello</strong></p>\n");
   });
 
+  it("md5 of an object or array digests its JSON with keys sorted: equal values alike whatever the key order", async () => {
+    const c = await collectionWith({
+      meta: { type: "object", additionalProperties: true },
+      digest: { type: "string", processors: [{ name: "md5", in: { text: { property: "meta" } } }] },
+    });
+    const a = await t.server.request(docs(c), as({ json: { _id: "a", meta: { b: 1, a: [{ y: 2, x: "é" }] } } }));
+    const b = await t.server.request(docs(c), as({ json: { _id: "b", meta: { a: [{ x: "é", y: 2 }], b: 1 } } }));
+    expect(a.status, a.text).toBe(201);
+    expect(a.body.digest).toBe(md5('{"a":[{"x":"é","y":2}],"b":1}'));
+    expect(b.body.digest).toBe(a.body.digest);
+  });
+
   it("runs when a write touches an input or creates the document, not otherwise", async () => {
     const c = await collectionWith({
       title: { type: "string" },
