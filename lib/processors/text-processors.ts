@@ -153,13 +153,26 @@ export const markdown: ProcessorKind = {
   },
 };
 
+/**
+ * Plain text as a reader would write it: headings keep their case (html-to-text upper-cases them
+ * by default) and a table's cells stay apart in columns (by default they ran together:
+ * "NameQtyApple3"). No wrapping: the text is stored, not printed.
+ */
+const TEXT_OPTIONS = {
+  wordwrap: false as const,
+  selectors: [
+    ...["h1", "h2", "h3", "h4", "h5", "h6"].map((selector) => ({ selector, options: { uppercase: false } })),
+    { selector: "table", format: "dataTable", options: { uppercaseHeaderCells: false } },
+  ],
+};
+
 export const htmlToText: ProcessorKind = {
   args: ["html"],
   source: "html",
   async run(call) {
     const html = call.text("html");
     if (html === undefined) return null;
-    return convert(html, { wordwrap: false });
+    return convert(html, TEXT_OPTIONS);
   },
 };
 
@@ -171,7 +184,7 @@ export function extractReadable(html: string): { content: string; title: string;
   const title = (document.title || "").trim();
   const article = new Readability(document as unknown as Document).parse();
   const content = sanitizeHtml(article?.content ?? "", SANITIZE);
-  const text = convert(content, { wordwrap: false });
+  const text = convert(content, TEXT_OPTIONS);
   const articleTitle = (article?.title || title).trim();
   return {
     content,

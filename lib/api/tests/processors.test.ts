@@ -220,6 +220,14 @@ describe("text processors on real inputs", () => {
     expect(b.body.digest).toBe(a.body.digest);
   });
 
+  it("html_to_text keeps headings' case and a table's cells apart", async () => {
+    const html = "<h1>Title here</h1><p>Para <b>bold</b></p><table><tr><th>Name</th><th>Qty</th></tr><tr><td>Apple</td><td>3</td></tr></table>";
+    const c = await collectionWith({ plain: { type: "string", processors: [{ name: "html_to_text", in: { html: { value: html } } }] } });
+    const res = await t.server.request(docs(c), as({ json: {} }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.plain).toBe("Title here\n\nPara bold\n\nName    Qty\nApple   3");
+  });
+
   it("runs when a write touches an input or creates the document, not otherwise", async () => {
     const c = await collectionWith({
       title: { type: "string" },
