@@ -135,13 +135,15 @@ describe("the orphan sweep with many files on one document", { timeout: 120_000 
   });
 
   it("the safety net marks files a hand edit took out of their document, and two sweeps never take the same row", async () => {
-    const { as, people } = await projectKeepingFiles("1s");
+    // A TTL no background sweep reaches while the test runs (under load it took over a minute,
+    // and a "1s" TTL let a background sweep delete the marked files before they were counted).
+    const { as, people } = await projectKeepingFiles("1h");
     await attach(as, "notes", "edited", "stays");
     await holdMany(as.project, "notes", "edited", "edited");
     await t.db.query("UPDATE documents SET data = data - 'many' WHERE project_id = $1 AND id = 'edited'", [as.project]);
     await runAsBackground(() => markUnreferencedFiles());
     expect(await countFiles(as.project, "orphaned_at IS NOT NULL")).toBe(MANY);
-    await t.db.query("UPDATE files SET orphaned_at = now() - interval '1 hour' WHERE project_id = $1 AND orphaned_at IS NOT NULL", [as.project]);
+    await t.db.query("UPDATE files SET orphaned_at = now() - interval '2 hours' WHERE project_id = $1 AND orphaned_at IS NOT NULL", [as.project]);
 
     const [a, b] = await Promise.all([runAsBackground(() => sweepOrphanFiles({ batch: 500 })), runAsBackground(() => sweepOrphanFiles({ batch: 500 }))]);
     // Each row deleted once: never more than there were (other servers' sweeps may take some).
