@@ -173,6 +173,16 @@ describe("bad input is a 4xx, never a 500 (issue 17 item 6)", () => {
       expect(res.body).toEqual({ message: "Malformed JSON in request body: not valid UTF-8" });
     }
     expect((await t.server.request(docs("utf8"), as())).status).toBe(404);
+    // Bytes of another media type (an image sent as text/plain or octet-stream) are a 415 as
+    // any such body is, not a malformed JSON one.
+    for (const type of ["text/plain", "application/octet-stream", "image/png"]) {
+      const binary = await rawRequest(t.server.port, `${docs("utf8")}x/p/`, {
+        method: "POST",
+        headers: { authorization: `Token ${t.owner.token}`, "x-project": t.owner.project, "content-type": type },
+        body: Buffer.from([0x89, 0x50, 0x4e, 0x47, 0xff, 0xfe]),
+      });
+      expect(binary.status, `${type} ${binary.text}`).toBe(415);
+    }
   });
 
   it("nesting: a document 2,000 deep and filters, updates, schemas and multipart beyond 64", async () => {
