@@ -106,7 +106,7 @@ function isObject(value: unknown): value is Doc {
  * A file record is the `_files` record, the same wherever it is read (seed): a path inside one
  * (`photo/name/`) is refused, since the record changes only by uploading again.
  */
-function checkOutsideFileRecords(doc: Doc, path: string[]): void {
+export function checkOutsideFileRecords(doc: Doc, path: string[]): void {
   for (let depth = 1; depth < path.length; depth++) {
     const prefix = path.slice(0, depth);
     if (hasProperty(doc, prefix) && isFileRecordShape(readProperty(doc, prefix)))

@@ -10,7 +10,7 @@ import { ID_TAKEN, insertDocument, replaceDocument } from "../documents/document
 import { shallowPatch } from "../documents/patch-document";
 import { prepareDocument } from "../documents/prepare-document";
 import { lockDocument } from "../documents/save-document";
-import { readProperty } from "../documents/document-property";
+import { checkOutsideFileRecords, readProperty } from "../documents/document-property";
 import { AppError, notFound, paymentRequired, validationError } from "../errors";
 import { FILES_LIMIT_MESSAGE, insertFileRows } from "./file-rows";
 import type { FileRecord } from "./file-record";
@@ -95,6 +95,8 @@ export async function writeDocumentWithFiles(
       const before = await lockDocument(client, projectId, collectionId, documentId);
       if (write.kind === "save") write.authorize?.(before ? "update" : "write");
       if (!before && write.kind !== "save") throw notFound("Document not found.");
+      // An upload into a path inside a file record (`photo/name/`) is refused as a JSON write there is.
+      if (write.kind === "set") checkOutsideFileRecords(before!, write.path);
       let body: Doc;
       if (write.kind === "save") body = withFiles(structuredClone(fields));
       // Multipart PATCH is the original service's update: top-level keys replaced (CONTRACT §5).

@@ -66,6 +66,14 @@ describe("files in document properties", () => {
       expect(inside.status, `${method} ${inside.text}`).toBe(422);
       expect(inside.body.errors[0].property).toBe("meta.avatar");
     }
+    // Nor by an upload there: no file goes into a copy of a record.
+    const sizeBefore = await filesSize(project);
+    for (const path of ["meta/avatar/name/", "meta/avatar/content/"]) {
+      const upload = await send(`${docs("notes")}/n1/${path}`, form([["f", PNG, "inner.png"]]), "PUT");
+      expect(upload.status, `${path} ${upload.text}`).toBe(422);
+      expect(upload.body.errors[0].property).toBe("meta.avatar");
+    }
+    expect(await filesSize(project)).toBe(sizeBefore);
     expect(JSON.stringify((await server.request(`${docs("notes")}/n1/`, { project, token })).body.meta.avatar)).toBe(live);
     // A property that is not a file: "content" is just a property name.
     await server.request(`${docs("notes")}/n2/`, { project, token, method: "PUT", json: { info: { content: 7 } } });
