@@ -91,9 +91,20 @@ function parseProcessors(value: unknown, key: string, errors: PropertyError[]): 
       errors.push({ property: key, message: `${name}: "in" must be an object` });
       continue;
     }
+    // CONTRACT §7 calls a processor's input its `source`: that name stands for the kind's own
+    // source argument (`text` for md5, `image` for resize, ...), as the kind's name does.
+    let given = (args ?? {}) as Record<string, unknown>;
+    if (Object.hasOwn(given, "source") && kind.source && !kind.args.includes("source")) {
+      if (Object.hasOwn(given, kind.source)) {
+        errors.push({ property: key, message: `${name}: "source" and "${kind.source}" name the same argument` });
+        continue;
+      }
+      const { source, ...rest } = given;
+      given = { ...rest, [kind.source]: source };
+    }
     const parsed: Record<string, ArgumentSpec> = {};
     let bad = false;
-    for (const [arg, spec] of Object.entries((args ?? {}) as Record<string, unknown>)) {
+    for (const [arg, spec] of Object.entries(given)) {
       if (!kind.args.includes(arg)) {
         errors.push({ property: key, message: `${name}: unknown argument "${arg}"` });
         bad = true;

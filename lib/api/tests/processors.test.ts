@@ -220,6 +220,16 @@ describe("text processors on real inputs", () => {
     expect(b.body.digest).toBe(a.body.digest);
   });
 
+  it("the source argument may be named `source` (CONTRACT §7), not both ways at once", async () => {
+    const c = await collectionWith({ title: { type: "string" }, digest: { type: "string", processors: [{ name: "md5", in: { source: { property: "title" } } }] } });
+    const res = await t.server.request(docs(c), as({ json: { title: "Ann" } }));
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.digest).toBe(md5("Ann"));
+    const both = await saveSchema({ d: { type: "string", processors: [{ name: "md5", in: { source: { value: "a" }, text: { value: "b" } } }] } });
+    expect(both.status).toBe(422);
+    expect(both.body.errors[0].message).toBe('md5: "source" and "text" name the same argument');
+  });
+
   it("html_to_text keeps headings' case and a table's cells apart", async () => {
     const html = "<h1>Title here</h1><p>Para <b>bold</b></p><table><tr><th>Name</th><th>Qty</th></tr><tr><td>Apple</td><td>3</td></tr></table>";
     const c = await collectionWith({ plain: { type: "string", processors: [{ name: "html_to_text", in: { html: { value: html } } }] } });
