@@ -178,11 +178,13 @@ export async function claimForRetry(projectId: string, id: string): Promise<Clai
     const row = await queryOne<ClaimedRow & { lease_until: Date | null; state: string }>(
       sql`SELECT d.seq, d.id, d.project_id, d.trigger, d.state, d.lease_until, h.data AS hook,
             coalesce(d.payload, (SELECT coalesce(e.after, e.before) FROM document_events e WHERE e.id = d.event_id)) AS document
-          FROM hook_deliveries d JOIN hooks h ON h.project_id = d.project_id AND h.id = d.hook_id
+          FROM hook_deliveries d LEFT JOIN hooks h ON h.project_id = d.project_id AND h.id = d.hook_id
           WHERE d.project_id = ${projectId} AND d.id = ${id} FOR UPDATE OF d`,
       client,
     );
     if (!row) throw notFound("Document not found.");
+    // The record is there (a GET shows it); what it would be sent with is gone.
+    if (row.hook === null) throw conflict("The hook of this delivery was deleted.");
     if (row.state === "queued" && row.lease_until && row.lease_until > new Date()) throw conflict("The delivery is in progress.");
     if (row.document === null) throw conflict("The event of this delivery has expired.");
     await query(

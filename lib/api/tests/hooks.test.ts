@@ -427,6 +427,19 @@ describe("deliveries", () => {
     expect(again).toHaveLength(2);
     expect(JSON.parse(again[1].body).payload).toEqual({ _id: "again", v: 1 });
     expect((await t.server.request(`${historyPath}no-such-id/`, as({ action: "retry" }))).status).toBe(404);
+    // A body, though none is needed, is checked as every body is; nothing is sent for a bad one.
+    const { rawRequest } = await import("../../testing/raw-request");
+    const sent = receiver.requests.filter(forHook(hook._id)).length;
+    for (const [path, action] of [[`${hooksPath}${hook._id}/`, "test"], [`${historyPath}${record.id}/`, "retry"]]) {
+      const headers = { authorization: `Token ${t.owner.token}`, "x-project": t.owner.project, "x-action": action };
+      expect((await rawRequest(t.server.port, path, { method: "POST", headers: { ...headers, "content-type": "application/json" }, body: "{oops" })).status, action).toBe(400);
+      expect((await rawRequest(t.server.port, path, { method: "POST", headers: { ...headers, "content-type": "image/png" }, body: "x" })).status, action).toBe(415);
+    }
+    expect(receiver.requests.filter(forHook(hook._id))).toHaveLength(sent);
+    // A record whose hook is gone is still read, but there is nothing to send it with: 409.
+    expect((await t.server.request(`${hooksPath}${hook._id}/`, as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request(`${historyPath}${record.id}/`, as())).status).toBe(200);
+    expect(await t.server.request(`${historyPath}${record.id}/`, as({ action: "retry" }))).toMatchObject({ status: 409, body: { message: "The hook of this delivery was deleted." } });
   });
 
   it("_hooks_history lists with filter, sort, paging and fields; records can be deleted; it is read-only otherwise", async () => {
