@@ -74,7 +74,9 @@ function compareValues(a: unknown, b: unknown): number {
   const ra = rank(a);
   const rb = rank(b);
   if (ra !== rb) return ra - rb;
-  if (ra === 1) return (a as string) < (b as string) ? -1 : (a as string) > (b as string) ? 1 : 0;
+  // By code point, as PostgreSQL's C.UTF-8 orders the SQL lists (UTF-8 bytes order the same way;
+  // JavaScript's `<` compares UTF-16 units and puts U+FF21 after an emoji).
+  if (ra === 1) return a === b ? 0 : Buffer.compare(Buffer.from(a as string), Buffer.from(b as string));
   if (ra === 2 || ra === 3) return Number(a) - Number(b);
   // Objects and arrays: by their JSON text, so equal-looking values still order the same way every time.
   const ja = JSON.stringify(a);

@@ -84,6 +84,15 @@ describe("tokens", () => {
     expect(shallow.body.permission.allow).toMatchObject({ read: [], write: ["c"] });
   });
 
+  it("sorts strings by code point, as the SQL lists do (U+FF21 before an emoji)", async () => {
+    const other = await ownerWithProject(server);
+    const as = { project: other.project, token: other.token };
+    for (const [id, name] of [["t-wide", "\uff21 wide"], ["t-emoji", "\u{1f600} emoji"], ["t-plain", "plain"]])
+      expect((await server.request(`${base}${id}/`, { ...as, method: "PUT", json: { name, permission: { allow: { read: ["x"] } } } })).status).toBe(201);
+    const sorted = await server.request(`${base}?sort=name&filter=${encodeURIComponent('{"_id":{"$in":["t-wide","t-emoji","t-plain"]}}')}`, as);
+    expect(sorted.body.items.map((t: { _id: string }) => t._id)).toEqual(["t-plain", "t-wide", "t-emoji"]);
+  });
+
   it("normalises the legacy flat form and the create alias", async () => {
     const created = await server.request(base, {
       project: owner.project,
