@@ -68,9 +68,12 @@ export async function parseHook(id: string, body: Record<string, unknown>, base?
         else fail("must be a string of at most 200 characters");
         break;
       case "collection":
+        // `_files` has change events (records created and deleted, as its feed shows); the
+        // other system collections have none a hook could ever receive.
         if (value === "_hooks_history") fail("is not hookable");
-        else if (typeof value === "string" && COLLECTION_ID.test(value)) hook.collection = value;
-        else fail("must be the id of a user collection");
+        else if (value === "_files" || (typeof value === "string" && COLLECTION_ID.test(value))) hook.collection = value;
+        else if (typeof value === "string" && value.startsWith("_")) fail("is not hookable: of the system collections only _files has change events");
+        else fail("must be the id of a user collection or _files");
         break;
       case "conditions":
         if (value === null) hook.conditions = null;

@@ -130,6 +130,8 @@ describe("_hooks documents", () => {
     [{ retry: { strategy: "fibonacci" } }, "retry.strategy"],
     [{ conditions: { type: "object", properties: { a: { type: "no-such-type" } } } }, "conditions"],
     [{ collection: "_hooks_history" }, "collection"],
+    [{ collection: "_users" }, "collection"],
+    [{ collection: "_tokens" }, "collection"],
     [{ headers: { "X-Hook-Signature": "forged" } }, "headers.X-Hook-Signature"],
     [{ headers: { "Content-Type": "text/plain" } }, "headers.Content-Type"],
     [{ surprise: 1 }, "surprise"],
@@ -200,6 +202,22 @@ describe("deliveries", () => {
     expect(bodies[0][0]).toBe("created");
     expect((bodies[0][1] as { photo: { _id: string; name: string } }).photo).toMatchObject({ _id: fileId, name: "dot.png" });
     expect(bodies[1]).toEqual(["updated", { _id: "f" }]);
+  });
+
+  it("a hook on _files gets its records' created and deleted events (the only system collection with events)", async () => {
+    const other = await ownerWithProject(t.server);
+    const mine = { project: other.project, token: other.token };
+    const made = await t.server.request(hooksPath, { ...mine, json: { collection: "_files", url: `${receiver.url}/ok/files-records` } });
+    expect(made.status, made.text).toBe(201);
+    const uploaded = await t.server.request("/api/collections/_files/documents/", { ...mine, body: form([["file", PNG, "rec.png"]]) });
+    expect(uploaded.status, uploaded.text).toBe(201);
+    expect((await t.server.request(`/api/collections/_files/documents/${uploaded.body._id}/`, { ...mine, method: "DELETE" })).status).toBe(204);
+    const got = await receiver.waitFor(2, 10_000, forHook(made.body._id));
+    expect(got.map((r) => [r.headers["x-hook-trigger"], JSON.parse(r.body).payload._id])).toEqual([
+      ["created", uploaded.body._id],
+      ["deleted", uploaded.body._id],
+    ]);
+    expect(JSON.parse(got[0].body).payload).toEqual(uploaded.body);
   });
 
   it("signs the body (X-Hook-Signature and Standard Webhooks), sends a bare document with an empty wrapper, no body for GET", async () => {
