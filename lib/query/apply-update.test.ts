@@ -50,6 +50,24 @@ describe("applyUpdate", () => {
     expect(applyUpdate(structuredClone(doc), { $set: { "arr.1": 7, "objs.0.k": 2, "new.deep": 1 } })).toMatchObject({ arr: [1, 7], objs: [{ k: 2 }], new: { deep: 1 } });
   });
 
+  it("refuses unknown $push/$addToSet modifiers and modifiers without $each, and $rename through an array (400), as MongoDB does", () => {
+    const doc = { _id: "x", tags: ["a"], rows: [{ k: 1 }], o: { p: 1 } };
+    for (const [operation, message] of [
+      [{ $push: { tags: { $each: ["b"], $bogus: 1 } } }, /Unknown modifier \$bogus in \$push at tags/],
+      [{ $addToSet: { tags: { $each: ["b"], $slice: 1 } } }, /Unknown modifier \$slice in \$addToSet/],
+      [{ $push: { tags: { $slice: 1 } } }, /need \$each/],
+      [{ $push: { tags: { $each: "b" } } }, /\$each needs an array/],
+      [{ $rename: { "rows.k": "moved" } }, /through an array at rows/],
+      [{ $rename: { "o.p": "rows.p" } }, /in an array at rows|through an array at rows/],
+    ] as const) {
+      expect(() => applyUpdate(structuredClone(doc), operation), JSON.stringify(operation)).toThrow(message);
+    }
+    // What MongoDB takes still works: modifiers with $each, a plain object pushed, a plain rename.
+    expect(applyUpdate(structuredClone(doc), { $push: { tags: { $each: ["b", "c"], $slice: 2 } } }).tags).toEqual(["a", "b"]);
+    expect(applyUpdate(structuredClone(doc), { $push: { rows: { k: 2 } } }).rows).toEqual([{ k: 1 }, { k: 2 }]);
+    expect(applyUpdate(structuredClone(doc), { $rename: { "o.p": "o.q" } }).o).toEqual({ q: 1 });
+  });
+
   it("does not touch its input", () => {
     const input = structuredClone(base);
     applyUpdate(input, { $set: { n: 1 }, $push: { tags: "x" } });

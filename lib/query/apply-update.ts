@@ -46,9 +46,16 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
           throw badRequest(`Cannot apply ${operator} to a non-array value at ${path}`);
         }
       }
+      if ((operator === "$push" || operator === "$addToSet") && isPlainObject(value)) checkModifiers(operator, path, value);
       if (operator === "$rename") {
         if (typeof value !== "string") throw badRequest("$rename needs the new name as a string");
         checkPath(value);
+        // MongoDB refuses a rename into or out of an array element (mingo would do nothing and
+        // the update would still count).
+        for (const side of [path, value]) {
+          const through = arrayOnPath(doc, side);
+          if (through) throw badRequest(`Cannot $rename through an array at ${through}`);
+        }
       }
     }
   }
@@ -66,6 +73,29 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
   // $inc/$mul past the double range give Infinity, which JSON stores as null: refused instead.
   checkJsonInput(result, "The updated document");
   return result;
+}
+
+const MODIFIERS: Record<string, Set<string>> = { $push: new Set(["$each", "$slice", "$sort", "$position"]), $addToSet: new Set(["$each"]) };
+
+/** `$push`/`$addToSet` with modifiers (`{$each: [...], $slice: 2}`): MongoDB's set, and `$each` with them. */
+function checkModifiers(operator: string, path: string, value: Record<string, unknown>): void {
+  const modifiers = Object.keys(value).filter((key) => key.startsWith("$"));
+  if (modifiers.length === 0) return;
+  const unknown = modifiers.find((key) => !MODIFIERS[operator].has(key));
+  if (unknown) throw badRequest(`Unknown modifier ${unknown} in ${operator} at ${path}`);
+  if (!modifiers.includes("$each")) throw badRequest(`${operator} modifiers need $each at ${path}`);
+  if (!Array.isArray(value.$each)) throw badRequest(`$each needs an array at ${path}`);
+}
+
+/** The first proper prefix of `path` whose value in `doc` is an array, if any. */
+function arrayOnPath(doc: Doc, path: string): string | undefined {
+  const segments = path.split(".");
+  let node: unknown = doc;
+  for (let i = 0; i < segments.length - 1; i++) {
+    node = node && typeof node === "object" && !Array.isArray(node) && Object.hasOwn(node, segments[i]) ? (node as Doc)[segments[i]] : undefined;
+    if (Array.isArray(node)) return segments.slice(0, i + 1).join(".");
+  }
+  return undefined;
 }
 
 const inherited = new Set([...Object.getOwnPropertyNames(Object.prototype), "prototype"]);

@@ -45,6 +45,11 @@ describe("compileRegex: hostile patterns", () => {
     ["a(?=b)", /lookarounds are not supported/],
     ["a(?!b)", /lookarounds are not supported/],
     ["(?<=a)b", /lookarounds are not supported/],
+    ["(?<!a)b", /lookarounds are not supported/],
+    ["(?<n>a)", /named groups are not supported/],
+    ["^[[:digit:]]+$", /POSIX bracket expressions/],
+    ["[[:alpha:]x]", /POSIX bracket expressions/],
+    ["[[.a.]]", /POSIX bracket expressions/],
     ["((((a{100}){100}){100}){100})", /./],
   ])("refuses %s with a 400", (source, message) => {
     let error: { status?: number; message?: string } | undefined;

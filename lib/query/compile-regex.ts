@@ -104,8 +104,10 @@ class RegexParser {
         return { t: "set", ranges: complement(newline) };
       case "(": {
         if (this.peek() === "?") {
-          if (this.peek(1) === "=" || this.peek(1) === "!" || this.peek(1) === "<")
+          const lookbehind = this.peek(1) === "<" && (this.peek(2) === "=" || this.peek(2) === "!");
+          if (this.peek(1) === "=" || this.peek(1) === "!" || lookbehind)
             this.fail("lookarounds are not supported (patterns run on a linear-time engine)");
+          if (this.peek(1) === "<") this.fail("named groups are not supported: use (?:...)");
           if (this.peek(1) !== ":") this.fail("only (?:...) groups are supported");
           this.pos += 2;
         }
@@ -176,6 +178,10 @@ class RegexParser {
       if (c === undefined) this.fail("missing ]");
       if (c === "]" && !first) break;
       first = false;
+      // `[[:digit:]]`, `[[.a.]]`, `[[=a=]]`: POSIX's, which JavaScript reads as plain characters
+      // and PostgreSQL as classes. Refused rather than read one way here and another there.
+      if (c === "[" && (this.peek() === ":" || this.peek() === "." || this.peek() === "="))
+        this.fail("POSIX bracket expressions ([:digit:] and the like) are not supported: use \\d, \\w, \\s or a range");
       const low = c === "\\" ? this.escape(true) : single(c.codePointAt(0)!);
       if (this.peek() === "-" && this.peek(1) !== undefined && this.peek(1) !== "]") {
         this.pos++;
