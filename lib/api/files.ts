@@ -45,6 +45,8 @@ export function bindFilesApi(routes: ProjectRoutes): void {
   // Records are made by uploading (POST) and removed one by one or by criteria: no PUT,
   // PATCH or DELETE on the list (the generic list routes step aside for system collections).
   for (const method of ["put", "patch", "delete"] as const) routes[method](FILES, methodNotAllowedHere(["GET", "HEAD", "POST"]));
+  // A record changes only by uploading again (PUT) or goes (DELETE): no PATCH.
+  routes.patch(`${FILES}/:id`, methodNotAllowedHere(["GET", "HEAD", "POST", "PUT", "DELETE"]));
   routes.post(
     FILES,
     withActions(

@@ -5,7 +5,7 @@ import { raw, sql } from "../db/sql";
 import { lockDocument } from "../documents/save-document";
 import { replaceDocument } from "../documents/document-statements";
 import { collectionState } from "../documents/collection-state";
-import { badRequest, conflict, notFound } from "../errors";
+import { badRequest, conflict, notFound, validationError } from "../errors";
 import { deleteFileRows, insertFileRows } from "./file-rows";
 import { FILE_COLUMNS, FILES_COLLECTION, fileIdsIn, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
 import type { StagedUploads } from "./staged-uploads";
@@ -97,7 +97,8 @@ export async function uploadToFiles(
     if (!file) throw badRequest("Part file (a file) is required");
     await Promise.all(files.filter((f) => f !== file).map((f) => input.uploads.discardOne(f)));
     const bodyId = input.fields._id;
-    if (input.id !== undefined && bodyId !== undefined && bodyId !== input.id) throw badRequest("_id must match the id in the path");
+    if (input.id !== undefined && bodyId !== undefined && bodyId !== input.id)
+      throw validationError("Validation error", [{ property: "_id", message: "must match the id in the path" }]);
     const id = input.id ?? (bodyId === undefined ? undefined : checkDocumentId(bodyId));
     if (id !== undefined) checkDocumentId(id);
     const { projectId } = scope;

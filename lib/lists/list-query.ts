@@ -74,7 +74,11 @@ export function parseSort(text: string): SortKey[] {
 function listParam(value: string | null): string[] | undefined {
   if (value === null) return undefined;
   const list = value.split(",").map((v) => v.trim()).filter(Boolean);
-  for (const item of list) checkPropertyPath(item.split("."), "fields");
+  for (const item of list) {
+    // As for sort keys: an empty segment (`a..b`, `.a`) names no property (it was ignored).
+    if (item.split(".").some((segment) => segment === "")) throw badRequest(`Malformed field: ${item}`);
+    checkPropertyPath(item.split("."), "fields");
+  }
   return list.length ? list : undefined;
 }
 

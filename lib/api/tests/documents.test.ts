@@ -178,6 +178,13 @@ describe("documents: create, read, save, patch, delete", () => {
     expect((await t.server.request(p, as())).body).toEqual({ ...doc, new: { x: 1 }, o: { deep: "x", more: 2 } });
   });
 
+  it("fields and fields_exclude with an empty segment are 400, as such a sort key is", async () => {
+    for (const query of ["fields=a..b", "fields_exclude=.a", "fields=a.", "sort=a..b"]) {
+      const res = await t.server.request(`${docs("proj")}?${query}`, as());
+      expect(res.status, query).toBe(400);
+    }
+  });
+
   it("fields and fields_exclude on reads", async () => {
     await t.server.request(docs("proj"), as({ json: { _id: "f", a: 1, b: { c: 2, d: 3 } } }));
     expect((await t.server.request(`${docs("proj")}f/?fields=b.c`, as())).body).toEqual({ _id: "f", b: { c: 2 } });

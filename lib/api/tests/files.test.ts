@@ -60,6 +60,15 @@ describe("direct upload into _files and download", () => {
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
+  it("a record: PUT with another _id than the path's is 422 naming _id; PATCH is 405 (a record changes only by uploading)", async () => {
+    const mismatch = await upload(form([["_id", '"other"'], ["file", randomBytes(10), "m.bin"]]), `${FILES}/mm1/`, "PUT");
+    expect(mismatch.status, mismatch.text).toBe(422);
+    expect(mismatch.body.errors).toEqual([{ property: "_id", message: "must match the id in the path" }]);
+    const patched = await server.request(`${FILES}/mm1/`, { project, token, method: "PATCH", json: { name: "x" } });
+    expect(patched.status).toBe(405);
+    expect(patched.headers.get("allow")).toBe("GET, HEAD, POST, PUT, DELETE, OPTIONS");
+  });
+
   it("reads a record's properties by path; a missing one is 404", async () => {
     expect((await server.request(`${FILES}/${id}/name/`, { project, token })).body).toBe("data.bin");
     expect((await server.request(`${FILES}/${id}/size`, { project, token })).body).toBe(10_000);
