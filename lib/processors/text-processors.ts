@@ -34,7 +34,7 @@ export const md5: ProcessorKind = {
 };
 
 /** JSON text with every object's keys in code-point order (arrays keep theirs). */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
   if (value && typeof value === "object") {
     const keys = Object.keys(value).sort();
