@@ -11,7 +11,8 @@ import { validationError, type PropertyError } from "../errors";
  *   against the stored document by `checkImmutable`);
  * - `datetime`: an ISO 8601 string, stored normalized to UTC (`toISOString`);
  * - `embed` (`{collection, field}`): the stored value is the key (a string or number);
- * - `file`: an object (the file record, written by the Files code; not validated here).
+ * - `file`: an object here; that it is one of the document's own file records is checked by
+ *   lib/files/document-file-records.ts, which alone knows what the document held.
  * Paths use `*` for "every element of an array".
  */
 export interface CompiledSchema {

@@ -1,4 +1,6 @@
 import { validationError } from "../errors";
+import { checkFileRecords, fileRecordsIn } from "../files/document-file-records";
+import type { FileRecord } from "../files/file-record";
 import { hasProcessors, processDocument, type ProcessingContext } from "../processors/process-document";
 import type { CollectionState } from "./collection-state";
 import { checkImmutable, normalizeDatetimes, schemaFor } from "./document-schema";
@@ -7,6 +9,8 @@ import { checkImmutable, normalizeDatetimes, schemaFor } from "./document-schema
  * The document as it will be stored: `_id` first, run through the schema's processors (given
  * `processing`: the write's scope and transaction), validated against the collection's schema
  * (422 naming each property), datetimes normalized, immutables checked against `before`.
+ * File records in the body are checked first: only those `before` holds or the write `uploaded`,
+ * unchanged (lib/files/document-file-records.ts).
  */
 export async function prepareDocument(
   projectId: string,
@@ -16,14 +20,17 @@ export async function prepareDocument(
   body: Record<string, unknown>,
   before?: Record<string, unknown>,
   processing?: Omit<ProcessingContext, "collectionId">,
+  uploaded: FileRecord[] = [],
 ): Promise<Record<string, unknown>> {
   const { _id: _ignored, ...rest } = body;
   let doc: Record<string, unknown> = { _id: id, ...rest };
-  if (!state.schema) return doc;
+  const compiled = state.schema ? schemaFor(projectId, collectionId, state.schema) : undefined;
+  const fileErrors = checkFileRecords(doc, [...(before ? fileRecordsIn(before) : []), ...uploaded], compiled?.files ?? []);
+  if (fileErrors.length) throw validationError("Validation error", fileErrors);
+  if (!state.schema || !compiled) return doc;
   // Processors first (CONTRACT §7): what is validated and stored is their output.
   if (processing) doc = await processDocument({ ...processing, collectionId }, { schema: state.schema, before, doc });
   else if (hasProcessors(state.schema)) throw new Error("prepareDocument: a schema with processors needs the write's transaction");
-  const compiled = schemaFor(projectId, collectionId, state.schema);
   const errors = compiled.validate(doc);
   if (before) errors.push(...checkImmutable(before, doc, compiled));
   if (errors.length) throw validationError("Validation error", errors);

@@ -89,7 +89,7 @@ export async function writeDocumentWithFiles(
         return base;
       };
       if (write.kind === "create") {
-        const doc = await prepareDocument(projectId, collectionId, fresh, documentId, withFiles(structuredClone(fields)), undefined, { scope, db: client });
+        const doc = await prepareDocument(projectId, collectionId, fresh, documentId, withFiles(structuredClone(fields)), undefined, { scope, db: client }, committed.records);
         return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };
       }
       const before = await lockDocument(client, projectId, collectionId, documentId);
@@ -102,7 +102,7 @@ export async function writeDocumentWithFiles(
       // Multipart PATCH is the original service's update: top-level keys replaced (CONTRACT §5).
       else if (write.kind === "patch") body = withFiles(shallowPatch(structuredClone(before!), fields));
       else body = withFiles(structuredClone(before!));
-      const doc = await prepareDocument(projectId, collectionId, fresh, documentId, body, before, { scope, db: client });
+      const doc = await prepareDocument(projectId, collectionId, fresh, documentId, body, before, { scope, db: client }, committed.records);
       if (!before) {
         try {
           return { doc: await insertDocument(client, scope, collectionId, fresh, doc), created: true };

@@ -123,6 +123,59 @@ describe("files in document properties", () => {
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
+  it("file records in a document change only by uploading: edits and forgeries are 422, a read-back copy is kept, moves and drops are taken", async () => {
+    const schema = { type: "object", properties: { title: { type: "string" }, photo: { type: "file" }, old: { type: "file" }, extra: { type: "object" } } };
+    expect((await server.request("/api/collections/", { project, token, json: { _id: "framed", schema } })).status).toBe(201);
+    const made = await send(`${docs("framed")}/`, form([["_id", '"f1"'], ["title", '"t"'], ["photo", "frame bytes", "frame.txt"]]));
+    expect(made.status, made.text).toBe(201);
+    const record = made.body.photo;
+    const stored = async () => (await (await db()).query("SELECT data FROM documents WHERE project_id = $1 AND collection_id = 'framed' AND id = 'f1'", [project])).rows[0].data;
+    const original = await stored();
+    const forged = { ...record, _id: "forged-file-id" };
+    const refusals: [string, string, unknown, string, Record<string, string>?][] = [
+      ["PATCH", "f1/", { photo: { ...record, size: 1 } }, "photo"],
+      ["PATCH", "f1/", { photo: { name: "evil.exe" } }, "photo"],
+      ["PATCH", "f1/", { photo: { name: "evil.exe" } }, "photo", { "content-type": "application/merge-patch+json" }],
+      ["PATCH", "f1/photo/", { name: "evil.exe" }, "photo"],
+      ["PUT", "f1/", { ...original, photo: { ...record, md5: "0".repeat(32) } }, "photo"],
+      ["PUT", "f1/", { ...original, extra: { copy: forged } }, "extra.copy"],
+      ["PUT", "f1/", { ...original, photo: { any: "object" } }, "photo"],
+      ["PUT", "f1/old/", forged, "old"],
+      ["POST", "", { _id: "f2", photo: record }, "photo"],
+    ];
+    for (const [method, path, json, property, headers] of refusals) {
+      const res = await server.request(`${docs("framed")}/${path}`, { project, token, method, json, headers });
+      expect(res.status, `${method} ${path} ${JSON.stringify(json)}: ${res.text}`).toBe(422);
+      expect(res.body.errors.map((e: { property: string }) => e.property)).toContain(property);
+    }
+    for (const action of [{ $set: { "photo.size": 1 } }, { $unset: { "photo.md5": "" } }]) {
+      const res = await server.request(`${docs("framed")}/`, { project, token, headers: { "x-action": "update" }, json: { filter: { _id: "f1" }, operation: action } });
+      expect(res.status, `${JSON.stringify(action)}: ${res.text}`).toBe(422);
+    }
+    // In a collection without a schema too, and by import: no record of the client's making.
+    const loose = await server.request(`${docs("loose-files")}/`, { project, token, json: { attachment: forged } });
+    expect(loose.status, loose.text).toBe(422);
+    expect(loose.body.errors[0]).toEqual({ property: "attachment", message: "is not a file of this document: a file property is filled by uploading" });
+    const imported = await server.request(`/api/collections/loose-files/import/?format=jsonl`, { project, token, method: "POST", body: `${JSON.stringify({ _id: "i1", a: forged })}\n`, headers: { "content-type": "application/x-ndjson" } });
+    expect(imported.status, imported.text).toBe(200);
+    expect(imported.body).toMatchObject({ created: 0, failed: 1 });
+    expect(await stored()).toEqual(original);
+
+    // A client's read-back copy (a fresher last_access) is taken and stored as the server wrote it.
+    const readBack = { ...record, last_access: "2099-01-01T00:00:00.00Z" };
+    const put = await server.request(`${docs("framed")}/f1/`, { project, token, method: "PUT", json: { title: "again", photo: readBack } });
+    expect(put.status, put.text).toBe(200);
+    expect((await stored()).photo).toEqual(original.photo);
+    // Moved to another property: the same file, bytes and all; dropped: gone.
+    const moved = await server.request(`${docs("framed")}/f1/`, { project, token, method: "PUT", json: { title: "moved", old: record } });
+    expect(moved.status, moved.text).toBe(200);
+    expect((await getBytes(server, `${docs("framed")}/f1/old/content/`, project, token)).body.toString()).toBe("frame bytes");
+    const dropped = await server.request(`${docs("framed")}/f1/`, { project, token, method: "PUT", json: { title: "none" } });
+    expect(dropped.status).toBe(200);
+    expect((await server.request(`/api/collections/_files/documents/${record._id}/`, { project, token })).status).toBe(404);
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
   it("deleting a _files record unsets the property and removes the bytes", async () => {
     const res = await send(`${docs("cards")}/`, form([["_id", '"c2"'], ["keep", '"yes"'], ["picture", "bytes", "p.txt"]]));
     const blobs = (await blobFiles(server)).blobs.length;
