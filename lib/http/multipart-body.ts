@@ -63,6 +63,9 @@ export async function readMultipart(request: Request, body: Readable | undefined
   }
   const assignments: { name: string; path: Segment[]; value: unknown }[] = [];
   const seen = new Set<string>();
+  // A value part and a file part of one name would be two values for one property.
+  const fileNames = new Set<string>();
+  const bothKinds = (name: string) => badRequest(`Part ${name} is repeated: a file part and a value part have that name`);
   const pending: Promise<void>[] = [];
   let fieldBytes = 0;
   let failure: Error | undefined;
@@ -89,6 +92,7 @@ export async function readMultipart(request: Request, body: Readable | undefined
     fieldBytes += Buffer.byteLength(value);
     if (fieldBytes > sizeLimit) return void fail(payloadTooLarge("Multipart fields are too large together"));
     if (seen.has(name)) return void fail(badRequest(`Part ${name} is repeated`));
+    if (fileNames.has(name)) return void fail(bothKinds(name));
     seen.add(name);
     let parsed: unknown;
     try {
@@ -111,6 +115,12 @@ export async function readMultipart(request: Request, body: Readable | undefined
     let property: string;
     let index: number | undefined;
     let filename: string;
+    if (seen.has(name)) {
+      fail(bothKinds(name));
+      stream.resume();
+      return;
+    }
+    fileNames.add(name);
     try {
       ({ property, index } = filePropertyName(name));
       filename = decodeFileName(info.filename ?? "");

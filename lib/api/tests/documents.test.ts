@@ -402,6 +402,18 @@ describe("multipart bodies of JSON literals", () => {
     const repeated = await t.server.request(docs("multi"), as({ body: form([["n", "1"], ["n", "2"]]) }));
     expect(repeated.status).toBe(400);
     expect(repeated.body.message).toContain("n");
+    // A value part and a file part of one name, in either order: two values for one property.
+    for (const fileFirst of [false, true]) {
+      const data = new FormData();
+      if (!fileFirst) data.append("pic", '"text"');
+      data.append("pic", new Blob(["bytes"], { type: "text/plain" }), "pic.txt");
+      if (fileFirst) data.append("pic", '"text"');
+      data.append("_id", '"both-kinds"');
+      const both = await t.server.request(docs("multi"), as({ body: data }));
+      expect(both.status, both.text).toBe(400);
+      expect(both.body.message).toBe("Part pic is repeated: a file part and a value part have that name");
+    }
+    expect((await t.server.request(`${docs("multi")}both-kinds/`, as({}))).status).toBe(404);
   });
 
   it("a file part becomes a file record in its property (Files: lib/api/tests/files-documents.test.ts)", async () => {
