@@ -15,6 +15,7 @@ import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * Collection definitions (CONTRACT §4).
@@ -98,7 +99,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const principal = c.get("principal");
   const readable = (await listCollections(c.get("project")._id)).filter((col) => can(principal, "read", { collection: col._id }));
   const { items, total } = listInMemory(readable as unknown as Record<string, unknown>[], query, ["_id", "name", "description"]);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown>, mode: SaveMode) {

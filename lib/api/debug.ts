@@ -15,6 +15,7 @@ import { matchFilter } from "../query/match-filter";
 import { parseFilter } from "../query/parse-filter";
 import type { Json } from "../query/types";
 import { deleteDebugRecords, getDebugRecord, listDebugRecords } from "../usage/debug-log";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * The project's recorded API calls as the system collection `_debug` (CONTRACT §10), written by
@@ -65,7 +66,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const records = (await listDebugRecords(c.get("project")._id)) as unknown as Record<string, unknown>[];
   const { items, total } = listInMemory(records, query);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 /** `X-Action: delete {filter}`: no filter clears the whole log (CONTRACT §3). */

@@ -28,6 +28,7 @@ import { readListQuery, type ListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { parseProcessOnly } from "../processors/process-only";
 import { projectFields } from "../lists/project-fields";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * Documents of user collections (CONTRACT §3, §5). System collections with their own routes
@@ -204,13 +205,13 @@ async function save(c: Context<ApiEnv>, collectionId: string, id: string, body: 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const collectionId = collection(c, "read");
-  if (collectionId === undefined) return c.json(pageOf([], 0, query, c.req.url));
+  if (collectionId === undefined) return c.json(pageOf([], 0, query, clientRequestUrl(c)));
   // Projected last, as a single read is: `fields=author.name` reaches into an embedded document.
   const whole = { ...query, fields: undefined, fieldsExclude: undefined };
   const { items, total, schema } = await listDocuments(requestScope(c), { collectionId, query: whole });
   const current = await withCurrentFileRecords(c.get("project")._id, collectionId, items);
   const resolved = await resolveEmbeds(c.get("project")._id, collectionId, schema, current, readable(c));
-  return c.json(pageOf(resolved.map((doc) => projectFields(doc, query)), total, query, c.req.url));
+  return c.json(pageOf(resolved.map((doc) => projectFields(doc, query)), total, query, clientRequestUrl(c)));
 }
 
 async function update(c: Context<ApiEnv>, upsert: boolean) {

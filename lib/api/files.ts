@@ -15,7 +15,7 @@ import type { ApiEnv } from "../http/env";
 import { fileResponse } from "../http/file-response";
 import { isMultipart } from "../http/multipart-body";
 import { pathParam, propertyPath, type ProjectRoutes } from "../http/project-routes";
-import { projectNamedInQuery } from "../http/request-context";
+import { clientRequestUrl, projectNamedInQuery } from "../http/request-context";
 import { nodeResponse } from "../http/request-body";
 import { readUploadBody } from "../http/upload-body";
 import { listInMemory } from "../lists/list-in-memory";
@@ -95,7 +95,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   allow(c, "read", FILES_COLLECTION);
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const { items, total } = listInMemory((await listFiles(projectId(c))) as unknown as Record<string, unknown>[], query, ["name"]);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 /** The bytes of the file a document property holds; any other value: the property route's turn. */

@@ -17,6 +17,7 @@ import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * Hooks (`_hooks`) and their deliveries (`_hooks_history`), CONTRACT §8.
@@ -168,7 +169,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const show = mayManage(c);
   const hooks = (await listHooks(c.get("project")._id)).map((h) => hookView(h, show)) as unknown as Record<string, unknown>[];
   const { items, total } = listInMemory(hooks, query, ["_id", "name"]);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 async function history(c: Context<ApiEnv>, body: Record<string, unknown>) {
@@ -176,7 +177,7 @@ async function history(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   if (query.text) throw badRequest("Collection has no text index");
   const { items, total } = await listHookHistory(c.get("project")._id, query);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 function mayManage(c: Context<ApiEnv>): boolean {

@@ -13,6 +13,7 @@ import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
 import { getMember, inviteMember, listMembers, memberExists, removeMember, updateMember } from "../members/members";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * The project's members as the system collection `_users` (CONTRACT §10, docs/members.md).
@@ -98,7 +99,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const members = (await listMembers(c.get("project")._id)) as unknown as Record<string, unknown>[];
   const { items, total } = listInMemory(members, query, ["_id"]);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 async function invite(c: Context<ApiEnv>, body: Record<string, unknown>, email?: string) {

@@ -20,6 +20,7 @@ import {
   getNotification,
   listNotifications,
 } from "../members/notifications";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * The project's notifications as the system collection `_notification`, also served as
@@ -70,7 +71,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const notifications = (await listNotifications(c.get("project")._id)) as unknown as Record<string, unknown>[];
   const { items, total } = listInMemory(notifications, query, ["subject", "message", "author"]);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 /** `X-Action: delete {filter}`: no filter deletes them all (CONTRACT §3). */

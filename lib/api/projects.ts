@@ -17,6 +17,7 @@ import {
   saveProject,
 } from "../projects/projects";
 import { transferProject } from "../projects/transfer-project";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * A user's projects on the bare host (CONTRACT §2).
@@ -80,5 +81,5 @@ async function listProjects(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const projects = (await listUserProjects(user._id)) as unknown as Record<string, unknown>[];
   const { items, total } = listInMemory(projects, query, ["_id", "name"]);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }

@@ -14,6 +14,7 @@ import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * Project tokens as the system collection `_tokens` (CONTRACT §9).
@@ -100,7 +101,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const tokens = (await listTokens(c.get("project")._id)) as unknown as Record<string, unknown>[];
   const { items, total } = listInMemory(tokens, query, ["_id", "name"]);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 function allow(c: Context<ApiEnv>, action: Action, documentId?: string): void {

@@ -11,6 +11,7 @@ import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
 import { getUsage, listUsage } from "../usage/usage-records";
+import { clientRequestUrl } from "../http/request-context";
 
 /**
  * The project's hourly usage as the system collection `_usage` (CONTRACT §10). Written by Arca
@@ -41,7 +42,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   allow(c);
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const { items, total } = listInMemory(await listUsage(c.get("project")._id), query);
-  return c.json(pageOf(items, total, query, c.req.url));
+  return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
 function allow(c: Context<ApiEnv>, documentId?: string): void {

@@ -143,3 +143,18 @@ function isDashboardOrigin(origin: string, host: string | undefined): boolean {
     return false;
   }
 }
+
+/**
+ * The URL as the client asked for it, for links it will follow (list pages' `links`): behind a
+ * trusted proxy (`ARCA_TRUST_PROXY=true`) that ends TLS, its `X-Forwarded-Proto` (`http` or
+ * `https`, the first one of a list) names the scheme; the host is the `Host` the proxy passes on.
+ */
+export function clientRequestUrl(c: Context): string {
+  const url = c.req.url;
+  if (process.env.ARCA_TRUST_PROXY !== "true") return url;
+  const proto = c.req.header("x-forwarded-proto")?.split(",")[0].trim().toLowerCase();
+  if ((proto !== "http" && proto !== "https") || url.startsWith(`${proto}:`)) return url;
+  const parsed = new URL(url);
+  parsed.protocol = `${proto}:`;
+  return parsed.toString();
+}

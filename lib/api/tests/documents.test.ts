@@ -242,6 +242,20 @@ describe("lists and queries", () => {
     expect(page2.body.items).toEqual([{ _id: "i23", n: 23 }, { _id: "i22", n: 22 }]);
   });
 
+  it("page links follow X-Forwarded-Proto behind a trusted proxy (ARCA_TRUST_PROXY=true), and only then", async () => {
+    const linkOf = async (headers: Record<string, string>) => new URL((await t.server.request(`${docs("items")}?per_page=2`, as({ headers }))).body.links.next).protocol;
+    expect(await linkOf({ "x-forwarded-proto": "https" })).toBe("http:");
+    process.env.ARCA_TRUST_PROXY = "true";
+    try {
+      expect(await linkOf({ "x-forwarded-proto": "https" })).toBe("https:");
+      expect(await linkOf({ "x-forwarded-proto": "HTTPS, http" })).toBe("https:");
+      expect(await linkOf({ "x-forwarded-proto": "javascript" })).toBe("http:");
+      expect(await linkOf({})).toBe("http:");
+    } finally {
+      delete process.env.ARCA_TRUST_PROXY;
+    }
+  });
+
   it("text search needs a text index (400)", async () => {
     expect((await t.server.request(`${docs("items")}?text=hello`, as())).status).toBe(400);
   });

@@ -11,6 +11,8 @@ import { PNG } from "./files-helpers";
  * not a timing assertion); afterwards the server still answers a normal request and the shared
  * prototypes are untouched. CI-sized: a few hundred requests. `npm run bench:abuse` runs longer.
  */
+// X-Forwarded-* are inputs only behind a trusted proxy: the fuzz takes them as such.
+process.env.ARCA_TRUST_PROXY = "true";
 const t = apiSuite();
 const HANG_BOUND_MS = 5000;
 const RUNS = Number(process.env.ARCA_FUZZ_RUNS || 100);
@@ -106,6 +108,8 @@ const headers = fc.record(
     "x-action": fc.constantFrom("find", "update", "upsert", "delete", "Delete", "logout", "bogus", ""),
     "content-type": fc.constantFrom("application/json", "application/merge-patch+json", "text/plain", "multipart/form-data", "multipart/form-data; boundary=", "application/xml", "application/json; charset=latin1"),
     "x-process-only": headerValue,
+    "x-forwarded-proto": fc.oneof(headerValue, fc.constantFrom("https", "HTTPS, http", "javascript", " https ,x")),
+    "x-forwarded-for": fc.oneof(headerValue, fc.constantFrom("1.2.3.4", "::1, 10.0.0.1", "not an address", "1.2.3.4,,")),
   },
   { requiredKeys: [] },
 ).map((h) => Object.fromEntries(Object.entries(h).map(([k, v]) => [k, Buffer.from(v.replace(/[\r\n]/g, ""), "latin1").toString("latin1")])));
