@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { uniqueEmail, uniqueProjectId } from "../lib/testing/fixtures";
 import { startTestServer, type TestServer } from "../lib/testing/test-server";
-import { parseArgs } from "./arca";
+import { parseArgs, parseCommand } from "./arca";
 
 const run = promisify(execFile);
 let server: TestServer;
@@ -59,4 +59,25 @@ describe("operator CLI", () => {
     });
     expect(() => parseArgs(["user", "create", "e", "--password"])).toThrow(/needs a value/);
   });
+
+  it("refuses a misspelled flag, a stray word or a missing subject instead of ignoring it", () => {
+    expect(() => parseCommand(["token", "create", "p", "--name", "n", "--permision", "{}"])).toThrow(/^unknown option --permision for token create/);
+    expect(() => parseCommand(["project", "create", "p", "--owner", "o@x", "--nmae", "X"])).toThrow(/^unknown option --nmae/);
+    expect(() => parseCommand(["user", "create", "a@x", "extra", "--password", "pw123456"])).toThrow(/^unexpected argument "extra"/);
+    expect(() => parseCommand(["user", "create", "--password", "pw123456"])).toThrow(/^user create needs an e-mail address/);
+    expect(() => parseCommand(["token", "create", "p"])).toThrow(/^--name is required/);
+    expect(() => parseCommand(["user", "create", "a@x", "-p", "pw"])).toThrow(/^unknown option -p/);
+    expect(() => parseCommand(["fly", "away"])).toThrow(/^unknown command: fly away/);
+    expect(parseCommand(["token", "create", "p", "--name", "n"])).toEqual({ command: "token create", subject: "p", flags: { name: "n" } });
+    expect(parseCommand(["blobs", "migrate", "--to", "s3"])).toEqual({ command: "blobs migrate", subject: undefined, flags: { to: "s3" } });
+  });
+
+  it("help, --help and -h print the usage on stdout and exit 0", async () => {
+    for (const args of [["--help"], ["-h"], ["help"], ["token", "create", "--help"]]) {
+      const { stdout, stderr } = await arca(...args);
+      expect(stdout, args.join(" ")).toContain("usage:");
+      expect(stdout).toContain("arca token create <project>");
+      expect(stderr).not.toContain("usage:");
+    }
+  }, 60_000);
 });

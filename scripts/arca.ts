@@ -18,16 +18,30 @@ import path from "node:path";
  * `token create` prints the secret alone on the last line of stdout.
  */
 const usage = `usage:
-  arca user create <email> --password <pw>
+  arca user create <email> --password <pw>        (an existing user: password reset, confirmed)
   arca project create <id> --owner <email> [--name <n>]
   arca token create <project> --name <n> [--permission '<json>']
-  arca blobs migrate --to s3`;
+                                                  (without --permission: every right, {"allow":{"all":true}})
+  arca blobs migrate --to s3
+  arca help | --help | -h`;
+
+/** Each command: its words, the one subject it takes (if any), and the only flags it knows. */
+const COMMANDS: Record<string, { subject: boolean; flags: string[]; required: string[] }> = {
+  "user create": { subject: true, flags: ["password"], required: ["password"] },
+  "project create": { subject: true, flags: ["owner", "name"], required: ["owner"] },
+  "token create": { subject: true, flags: ["name", "permission"], required: ["name"] },
+  "blobs migrate": { subject: false, flags: ["to"], required: ["to"] },
+};
+
+/** Thrown for a request for help: the usage goes to stdout and the exit code is 0. */
+class HelpRequested extends Error {}
 
 export function parseArgs(argv: string[]): { words: string[]; flags: Record<string, string> } {
   const words: string[] = [];
   const flags: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
+    if (arg === "--help" || arg === "-h") throw new HelpRequested(usage);
     if (arg.startsWith("--")) {
       const eq = arg.indexOf("=");
       if (eq > 0) flags[arg.slice(2, eq)] = arg.slice(eq + 1);
@@ -37,30 +51,47 @@ export function parseArgs(argv: string[]): { words: string[]; flags: Record<stri
         flags[arg.slice(2)] = value;
         i++;
       }
-    } else words.push(arg);
+    } else if (arg.startsWith("-") && arg.length > 1) throw new Error(`unknown option ${arg}\n${usage}`);
+    else words.push(arg);
   }
   return { words, flags };
 }
 
-async function run(argv: string[]): Promise<void> {
+/**
+ * The command line as a command: a misspelled flag or a stray word is an error, never ignored
+ * (`--permision` would otherwise make a token with every right).
+ */
+export function parseCommand(argv: string[]): { command: string; subject?: string; flags: Record<string, string> } {
   const { words, flags } = parseArgs(argv);
-  const [noun, verb, subject] = words;
-  if (noun === "blobs" && verb === "migrate") return migrate(flags);
-  if (verb !== "create" || !subject) throw new Error(usage);
+  if (words.length === 1 && words[0] === "help") throw new HelpRequested(usage);
+  const command = words.slice(0, 2).join(" ");
+  const spec = COMMANDS[command];
+  if (!spec) throw new Error(words.length ? `unknown command: ${words.slice(0, 2).join(" ")}\n${usage}` : usage);
+  const rest = words.slice(2);
+  if (spec.subject && rest.length === 0) throw new Error(`${command} needs ${command.startsWith("user") ? "an e-mail address" : command.startsWith("project") ? "a project id" : "a project"}\n${usage}`);
+  const extra = rest.slice(spec.subject ? 1 : 0);
+  if (extra.length) throw new Error(`unexpected argument ${JSON.stringify(extra[0])}\n${usage}`);
+  for (const name of Object.keys(flags)) if (!spec.flags.includes(name)) throw new Error(`unknown option --${name} for ${command}\n${usage}`);
+  for (const name of spec.required) if (!flags[name]) throw new Error(`--${name} is required\n${usage}`);
+  return { command, subject: spec.subject ? rest[0] : undefined, flags };
+}
+
+async function run(argv: string[]): Promise<void> {
+  const { command, subject, flags } = parseCommand(argv);
+  if (command === "blobs migrate") return migrate(flags);
   const database = await startDatabase(config());
   try {
-    if (noun === "user") {
-      if (!flags.password) throw new Error(`--password is required\n${usage}`);
-      const user = await ensureConfirmedUser(subject, flags.password);
+    if (command === "user create") {
+      const user = await ensureConfirmedUser(subject!, flags.password);
       console.log(`user ${user.email} is ready (confirmed)`);
-    } else if (noun === "project") {
-      if (!flags.owner) throw new Error(`--owner is required\n${usage}`);
+    } else if (command === "project create") {
       const owner = await findUserByEmail(flags.owner);
       if (!owner) throw new Error(`No confirmed user ${flags.owner}; create it first with: arca user create`);
-      const project = await createProject(owner, subject, flags.name ? { name: flags.name } : {});
+      const project = await createProject(owner, subject!, flags.name ? { name: flags.name } : {});
       console.log(`project ${project._id} created, owned by ${owner.email}`);
-    } else if (noun === "token") {
-      if (!flags.name) throw new Error(`--name is required\n${usage}`);
+    } else {
+      // An operator's token is the project's master key unless --permission narrows it (the
+      // API's default is none: there a token is made by someone already holding rights).
       let permission: unknown = { allow: { all: true } };
       if (flags.permission) {
         try {
@@ -69,11 +100,11 @@ async function run(argv: string[]): Promise<void> {
           throw new Error("--permission must be JSON");
         }
       }
-      await readProject(subject); // an unknown project: "Project not found.", not a foreign-key error
-      const token = await createToken(subject, { name: flags.name, permission });
+      await readProject(subject!); // an unknown project: "Project not found.", not a foreign-key error
+      const token = await createToken(subject!, { name: flags.name, permission });
       console.log(`token ${token._id} created in project ${subject}`);
       console.log(token.token);
-    } else throw new Error(usage);
+    }
   } finally {
     await database.stop();
   }
@@ -99,6 +130,10 @@ async function migrate(flags: Record<string, string>): Promise<void> {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   run(process.argv.slice(2)).catch((error) => {
+    if (error instanceof HelpRequested) {
+      console.log(error.message);
+      return;
+    }
     const message =
       error instanceof AppError
         ? `${error.message}${error.errors ? ` ${JSON.stringify(error.errors)}` : ""}`
