@@ -42,8 +42,9 @@ export function mayReach(principal: Principal, action: Action, collection: strin
 function entryGrants(entry: PermissionEntry, target: Target): boolean {
   if (typeof entry === "string") return entry === target.collection;
   if (entry.where !== target.collection) return false;
-  // `{what, where}` without `what_id` covers the whole collection, whatever `what` says.
-  if (entry.what === "collection" || entry.what_id === undefined) return true;
+  // `{what, where}` without `what_id` covers the whole collection, whatever `what` says; with
+  // it, the one document (the narrower reading of `{what: "collection", what_id}`).
+  if (entry.what_id === undefined) return true;
   // A grant on one document never reaches the collection's definition or its whole list.
   return !target.manage && target.documentId !== undefined && entry.what_id === target.documentId;
 }

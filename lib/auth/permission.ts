@@ -13,6 +13,12 @@ export function normalizePermission(input: unknown): Allow {
   if (!isObject(input)) throw invalid("permission must be an object");
   const source = isObject(input.allow) ? input.allow : input.allow === undefined ? input : undefined;
   if (!source) throw invalid("permission.allow must be an object");
+  // Beside `allow` nothing is read, so nothing may stand there: a grant sent is a grant kept.
+  if (source !== input) {
+    const beside = Object.keys(input).find((key) => key !== "allow");
+    if (beside !== undefined)
+      throw invalid(ACTIONS.includes(beside as never) || beside === "create" || beside === "all" ? `permission mixes the allow form and the flat form ("${beside}"): use one` : `Unknown permission "${beside}"`);
+  }
   const allow: Allow = { all: false, read: [], write: [], update: [], delete: [] };
   if (source.all !== undefined) {
     if (typeof source.all !== "boolean") throw invalid("permission.allow.all must be a boolean");
@@ -31,12 +37,15 @@ export function normalizePermission(input: unknown): Allow {
 
 function parseEntry(entry: unknown, key: string): PermissionEntry {
   if (typeof entry === "string" && entry.length > 0) return entry;
-  if (isObject(entry) && typeof entry.where === "string") {
-    if (entry.what === "collection") return { what: "collection", where: entry.where };
-    if (entry.what === "document" && typeof entry.what_id === "string")
-      return { what: "document", where: entry.where, what_id: entry.what_id };
-    // Without `what_id` the element covers the whole collection `where` (CONTRACT §9).
-    if (entry.what === "document" && entry.what_id === undefined) return { what: "document", where: entry.where };
+  // Only these keys: a misspelled `what_id` would otherwise widen one document to its collection.
+  if (isObject(entry) && typeof entry.where === "string" && entry.where.length > 0 && Object.keys(entry).every((k) => k === "what" || k === "where" || k === "what_id")) {
+    const what = entry.what;
+    if (what === "collection" || what === "document") {
+      // `what_id` names the one document, whatever `what` says; without it the element covers
+      // the whole collection `where` (CONTRACT §9).
+      if (typeof entry.what_id === "string" && entry.what_id.length > 0) return { what, where: entry.where, what_id: entry.what_id };
+      if (entry.what_id === undefined) return { what, where: entry.where };
+    }
   }
   throw invalid(
     `permission.allow.${key} entries are collection names or {what: "document"|"collection", where, what_id?}`,

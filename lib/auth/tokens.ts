@@ -31,10 +31,6 @@ export async function listTokens(projectId: string): Promise<TokenView[]> {
   return rows.map(tokenView);
 }
 
-export async function tokenExists(projectId: string, id: string): Promise<boolean> {
-  return (await prisma().token.count({ where: { projectId, id } })) > 0;
-}
-
 /**
  * A token addressed by its `_id` or by its secret (CONTRACT §9: matched by hash). The view's
  * `_id` is the key the client used, so an answer never tells a secret's token id either.
@@ -62,12 +58,17 @@ async function findTokenRow(projectId: string, key: string) {
 export async function createToken(
   projectId: string,
   body: Record<string, unknown>,
-  id: string = typeof body._id === "string" ? body._id : generateId(),
+  pathId?: string,
 ): Promise<TokenView & { token: string }> {
+  if (pathId !== undefined && body._id !== undefined && body._id !== pathId) throw invalid("_id", "must match the id in the path");
+  if (body._id !== undefined && (typeof body._id !== "string" || !TOKEN_ID.test(body._id))) throw invalid("_id", "must be 1-64 of A-Z a-z 0-9 _ . @ -");
+  const id = pathId ?? (body._id as string | undefined) ?? generateId();
   if (!TOKEN_ID.test(id)) throw invalid("_id", "must be 1-64 of A-Z a-z 0-9 _ . @ -");
   const fields = parseTokenFields(body, { name: "", isActive: true, permission: normalizePermission(undefined) });
   const secret = randomSecret(32);
-  if (await tokenExists(projectId, id)) throw conflict("Document with this key already exists.");
+  // A key that is a live token's secret addresses that token (§9), so it is taken as its id is:
+  // a record under it would show the secret in lists and take its GET, PATCH and DELETE.
+  if (await tokenIdOf(projectId, id)) throw conflict("Document with this key already exists.");
   const row = await prisma().token.create({
     data: { projectId, id, name: fields.name, isActive: fields.isActive, permission: fields.permission as object, secretHash: hashSecret(secret) },
   });
@@ -83,6 +84,9 @@ export async function updateToken(
 ): Promise<TokenView> {
   const current = await getToken(projectId, key);
   const id = (await tokenIdOf(projectId, key))!;
+  // The body's `_id`, when sent, is the key used or the token's id (a record read back), never another.
+  if (body._id !== undefined && body._id !== key && body._id !== id)
+    throw invalid("_id", mode === "replace" ? "must match the id in the path" : "cannot be changed");
   const base =
     mode === "merge"
       ? { name: current.name, isActive: current.is_active, permission: current.permission.allow }

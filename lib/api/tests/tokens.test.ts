@@ -111,6 +111,61 @@ describe("tokens", () => {
     });
     expect(response.status).toBe(422);
     expect(response.body.errors[0].property).toBe("permission");
+    // Nothing sent is dropped: keys beside `allow`, unknown keys of an element, an empty what_id.
+    const refused: [unknown, string][] = [
+      [{ allow: { read: ["c1"] }, write: ["c1"] }, 'permission mixes the allow form and the flat form ("write"): use one'],
+      [{ allow: { read: ["c1"] }, foo: 1 }, 'Unknown permission "foo"'],
+      [{ allow: { read: [{ what: "document", where: "c1", id: "d1" }] } }, "permission.allow.read entries"],
+      [{ allow: { read: [{ what: "document", where: "c1", what_id: "" }] } }, "permission.allow.read entries"],
+      [{ allow: { read: [{ what: "document", where: "c1", what_id: 7 }] } }, "permission.allow.read entries"],
+    ];
+    for (const [permission, message] of refused) {
+      const res = await server.request(base, { project: owner.project, token: owner.token, json: { name: "bad", permission } });
+      expect(res.status, JSON.stringify(permission)).toBe(422);
+      expect(res.body.errors[0].message).toContain(message);
+    }
+  });
+
+  it("a {what: collection} element with what_id grants that one document, not the collection", async () => {
+    await server.request("/api/collections/wid/documents/", { project: owner.project, token: owner.token, json: { _id: "d1" } });
+    await server.request("/api/collections/wid/documents/", { project: owner.project, token: owner.token, json: { _id: "d2" } });
+    const made = await server.request(base, { project: owner.project, token: owner.token, json: { name: "one", permission: { allow: { read: [{ what: "collection", where: "wid", what_id: "d1" }] } } } });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.permission.allow.read).toEqual([{ what: "collection", where: "wid", what_id: "d1" }]);
+    expect((await server.request("/api/collections/wid/documents/d1/", { project: owner.project, token: made.body.token })).status).toBe(200);
+    expect((await server.request("/api/collections/wid/documents/d2/", { project: owner.project, token: made.body.token })).status).toBe(403);
+  });
+
+  it("a key that is a live token's secret is taken (409), so no record shows a secret or takes its requests", async () => {
+    const victim = await server.request(base, { project: owner.project, token: owner.token, json: { _id: "victim", name: "victim" } });
+    const secret = victim.body.token;
+    for (const [path, json] of [[`${base}${secret}/`, { name: "shadow" }], [base, { _id: secret, name: "shadow" }]] as const) {
+      const res = await server.request(path, { project: owner.project, token: owner.token, json });
+      expect(res.status, res.text).toBe(409);
+    }
+    const list = await server.request(base, { project: owner.project, token: owner.token });
+    expect(JSON.stringify(list.body)).not.toContain(secret);
+    expect((await server.request(`${base}${secret}/`, { project: owner.project, token: owner.token })).body.name).toBe("victim");
+  });
+
+  it("a body _id other than the path's is 422 naming _id, as for documents", async () => {
+    await server.request(base, { project: owner.project, token: owner.token, json: { _id: "pathed", name: "p" } });
+    const cases: [string, string, unknown, string][] = [
+      ["PUT", `${base}pathed/`, { _id: "other", name: "p" }, "must match the id in the path"],
+      ["PATCH", `${base}pathed/`, { _id: "other" }, "cannot be changed"],
+      ["POST", `${base}fresh/`, { _id: "other" }, "must match the id in the path"],
+      ["POST", base, { _id: 5, name: "n" }, "must be 1-64 of A-Z a-z 0-9 _ . @ -"],
+      ["PUT", base, { _id: 5, name: "n" }, "must be 1-64 of A-Z a-z 0-9 _ . @ -"],
+    ];
+    for (const [method, path, json, message] of cases) {
+      const res = await server.request(path, { method, project: owner.project, token: owner.token, json });
+      expect(res.status, `${method} ${path} ${res.text}`).toBe(422);
+      expect(res.body.errors).toEqual([{ property: "_id", message }]);
+    }
+    expect((await server.request(`${base}fresh/`, { project: owner.project, token: owner.token })).status).toBe(404);
+    // The record read back (its own _id) saves as before.
+    const read = await server.request(`${base}pathed/`, { project: owner.project, token: owner.token });
+    expect((await server.request(`${base}pathed/`, { method: "PUT", project: owner.project, token: owner.token, json: { ...read.body, name: "again" } })).status).toBe(200);
   });
 
   it("a deactivated token gets 401, a deleted one too", async () => {
