@@ -51,6 +51,7 @@ export async function inviteMember(
   if (typeof emailInput !== "string" || !isValidEmail(emailInput))
     throw validationError("Validation error", [{ property: "_id", message: "Enter a valid e-mail address" }]);
   const email = normalizeEmail(emailInput);
+  checkBodyId(body, email, "must match the id in the path");
   const fields = parseMemberFields(body);
   if (fields.role === "owner")
     throw validationError("Validation error", [{ property: "role", message: 'must be "admin" or "member"; a project has one owner' }]);
@@ -128,6 +129,7 @@ export async function updateMember(
   mode: "merge" | "replace",
 ): Promise<MemberView> {
   const email = normalizeEmail(emailInput);
+  checkBodyId(body, email, mode === "replace" ? "must match the id in the path" : "cannot be changed");
   const fields: MemberFields = parseMemberFields(body);
   return whileNarrowingAccess(() => transaction(async (client) => {
     await lockMember(client, projectId, email);
@@ -169,4 +171,10 @@ export async function removeMember(projectId: string, emailInput: string, princi
       client,
     );
   }));
+}
+
+/** A body's `_id`, when sent, names the member the path does (as a document's must, §5). */
+function checkBodyId(body: Record<string, unknown>, email: string, message: string): void {
+  if (body._id !== undefined && (typeof body._id !== "string" || normalizeEmail(body._id) !== email))
+    throw validationError("Validation error", [{ property: "_id", message }]);
 }

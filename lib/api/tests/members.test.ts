@@ -265,6 +265,27 @@ describe("_users", () => {
     expect((await server.request(USERS, { ...asOwner(), method: "PUT", json: { role: "admin" } })).status).toBe(422);
   });
 
+  it("a body _id other than the path's is 422 naming _id, as for documents; the same address in another case is the same member", async () => {
+    const email = uniqueEmail();
+    expect((await invite(email)).status).toBe(201);
+    const other = uniqueEmail();
+    const cases: [string, string, unknown, string][] = [
+      ["PUT", `${USERS}${email}/`, { _id: other, role: "admin" }, "must match the id in the path"],
+      ["PATCH", `${USERS}${email}/`, { _id: other }, "cannot be changed"],
+      ["POST", `${USERS}${other}/`, { _id: email }, "must match the id in the path"],
+      ["PUT", `${USERS}${email}/`, { _id: 5 }, "must match the id in the path"],
+    ];
+    for (const [method, path, json, message] of cases) {
+      const res = await server.request(path, { ...asOwner(), method, json });
+      expect(res.status, `${method} ${path} ${res.text}`).toBe(422);
+      expect(res.body.errors).toEqual([{ property: "_id", message }]);
+    }
+    expect((await server.request(`${USERS}${other}/`, asOwner())).status).toBe(404);
+    const same = await server.request(`${USERS}${email}/`, { ...asOwner(), method: "PUT", json: { _id: email.toUpperCase(), role: "admin" } });
+    expect(same.status, same.text).toBe(200);
+    expect(same.body.role).toBe("admin");
+  });
+
   it("refuses an invalid e-mail address with 422", async () => {
     for (const bad of ["not-an-email", "a b@example.test", "", 42]) {
       const response = await server.request(USERS, { ...asOwner(), json: { _id: bad } });
