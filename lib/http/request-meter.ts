@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { enqueueDebugCall } from "../usage/debug-log";
+import { edgeHeadersFor } from "./edge-headers";
 import { recordUsage } from "../usage/usage-meter";
 import type { ApiEnv } from "./env";
 
@@ -23,7 +24,10 @@ export const meterRequest: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const debugging = project.settings.debug === true && isLogged(c.req.path);
   // A token's secret is answered once, on creation: it must not outlive that answer in the log.
   const keepBodies = debugging && !/\/collections\/_tokens(\/|$)/.test(c.req.path);
-  const json = captureJson(c, keepBodies);
+  // A read of the log answers earlier records, whose answers hold earlier ones still: its own
+  // record keeps no answer body, or each would nest the log into itself.
+  const keepAnswer = keepBodies && !/\/collections\/_debug(\/|$)/.test(c.req.path);
+  const json = captureJson(c, keepAnswer);
   try {
     await next();
   } finally {
@@ -39,8 +43,8 @@ export const meterRequest: MiddlewareHandler<ApiEnv> = async (c, next) => {
           requestHeaders: c.req.raw.headers,
           requestBody: keepBodies ? c.get("requestBody") : undefined,
           statusCode: c.res.status,
-          responseHeaders: c.res.headers,
-          responseBody: jsonAnswer ? json.last?.text : undefined,
+          responseHeaders: headersAsSent(c, jsonAnswer ? json.last!.bytes : undefined),
+          responseBody: jsonAnswer && keepAnswer ? json.last?.text : undefined,
           started,
           timeTook,
         });
@@ -59,9 +63,21 @@ export const meterRequest: MiddlewareHandler<ApiEnv> = async (c, next) => {
   }
 };
 
-/** `_debug` logs every call except file content and reads of `_debug` itself (no feedback loop). */
+/** `_debug` logs every call except file content (CONTRACT §10). */
 function isLogged(path: string): boolean {
-  return !/\/content\/?$/.test(path) && !/\/collections\/_debug(\/|$)/.test(path);
+  return !/\/content\/?$/.test(path);
+}
+
+/**
+ * The answer's headers as the client gets them: the edge headers every `/api/` answer carries
+ * (added outside this middleware, lib/http/edge-headers.ts) under the answer's own, and a JSON
+ * answer's length (set by the server when it writes the body).
+ */
+function headersAsSent(c: Context<ApiEnv>, jsonBytes: number | undefined): Headers {
+  const sent = new Headers(edgeHeadersFor(c.req.header("origin")));
+  c.res.headers.forEach((value, name) => sent.set(name, value));
+  if (jsonBytes !== undefined && !sent.has("content-length")) sent.set("content-length", String(jsonBytes));
+  return sent;
 }
 
 interface JsonAnswer {

@@ -113,13 +113,6 @@ export async function getDebugRecord(projectId: string, id: string): Promise<Deb
   return rows[0].record;
 }
 
-/** Deletes the given records (by `_id`); answers how many went. */
-export async function deleteDebugRecords(projectId: string, ids: string[]): Promise<number> {
-  if (!ids.length) return 0;
-  const rows = await query(sql`DELETE FROM debug_records WHERE project_id = ${projectId} AND id = ANY(${ids}::text[]) RETURNING id`);
-  return rows.length;
-}
-
 export async function countDebugRecords(projectId: string): Promise<number> {
   const rows = await query<{ n: number }>(sql`SELECT count(*)::int AS n FROM debug_records WHERE project_id = ${projectId}`);
   return rows[0]?.n ?? 0;

@@ -96,20 +96,28 @@ describe("_debug", () => {
     expect(content.status).toBe(200);
     const minted = await t.server.request("/api/collections/_tokens/documents/", { project: p.project, session: p.session, json: { name: "t2", permission: { allow: { all: true } } } });
     expect(minted.status, minted.text).toBe(201);
-    await t.server.request(`${DEBUG}/`, as); // reading the log is not logged
+    await t.server.request(`${DEBUG}/`, as); // reading the log is logged, without its answer
     await flushDebugLog();
 
     const list = await t.server.request(`${DEBUG}/?per_page=100`, as);
     expect(list.status).toBe(200);
     const records = list.body.items as Array<Record<string, any>>;
     expect(records.some((r) => r.request.url.includes("/content"))).toBe(false);
-    expect(records.some((r) => r.request.url.includes("/_debug/"))).toBe(false);
+    const logRead = records.find((r) => r.request.url.includes("/_debug/"));
+    expect(logRead?.response).toMatchObject({ status_code: 200, body: null });
     const post = records.find((r) => r.request.method === "POST" && r.request.url.endsWith("/collections/d/documents/"));
     expect(post).toBeDefined();
     expect(post!.request.body).toEqual({ greeting: "hello" });
     expect(post!.request.headers.authorization).toBe("[redacted]");
     expect(post!.response).toMatchObject({ status_code: 201, body: { _id: created.body._id, greeting: "hello" } });
     expect(typeof post!.response.time_took).toBe("number");
+    // The answer's headers as sent: CORS and frame headers added at the edge, the JSON's length.
+    expect(post!.response.headers).toMatchObject({
+      "content-type": "application/json",
+      "access-control-allow-origin": "*",
+      "x-frame-options": "DENY",
+      "content-length": String(Buffer.byteLength(JSON.stringify(post!.response.body))),
+    });
     expect(post!.date_created).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{2}Z$/);
     const get = records.find((r) => r.request.method === "GET" && r.request.url.includes(`/collections/d/documents/${created.body._id}/`));
     expect(get).toBeDefined();
@@ -134,10 +142,12 @@ describe("_debug", () => {
 
     expect((await t.server.request(`${DEBUG}/`, { ...as, json: { x: 1 } })).status).toBe(403);
     expect((await t.server.request(`${DEBUG}/${post!._id}/`, { ...as, method: "PATCH", json: {} })).status).toBe(403);
-    expect((await t.server.request(`${DEBUG}/${post!._id}/`, { ...as, method: "DELETE" })).status).toBe(204);
-    expect((await t.server.request(`${DEBUG}/${post!._id}/`, as)).status).toBe(404);
-    const cleared = await t.server.request(`${DEBUG}/`, { ...as, action: "delete", json: {} });
-    expect(cleared.body.deleted).toBe(records.length - 1);
+    // Read-only as CONTRACT §10 makes it: no deletes either.
+    const deleted = await t.server.request(`${DEBUG}/${post!._id}/`, { ...as, method: "DELETE" });
+    expect(deleted.status).toBe(403);
+    expect(deleted.body.message).toBe("System collection is read-only");
+    expect((await t.server.request(`${DEBUG}/`, { ...as, action: "delete", json: {} })).status).toBe(403);
+    expect((await t.server.request(`${DEBUG}/${post!._id}/`, as)).status).toBe(200);
 
     // Another project sees none of it.
     const other = await ownerWithProject(t.server);
