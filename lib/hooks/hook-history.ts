@@ -4,6 +4,7 @@ import { query, queryOne } from "../db/query";
 import { notFound } from "../errors";
 import type { ListQuery } from "../lists/list-query";
 import { compileFilter, parseFilter, pathExpression } from "../query";
+import { setOwn } from "../query/json-input";
 import { projectDocument } from "../query/project-document";
 
 /**
@@ -25,7 +26,7 @@ const historyOf = (projectId: string) => sql`(SELECT d.seq, d.id, ${RECORD} AS d
 export async function listHookHistory(projectId: string, list: ListQuery, hookId?: string): Promise<{ items: Record<string, unknown>[]; total: number }> {
   const record = raw("h.data");
   const conditions: Sql[] = [];
-  if (list.filter) conditions.push(compileFilter(parseFilter(list.filter), record));
+  if (list.filter) conditions.push(compileFilter(parseFilter(idAlias(list.filter)), record));
   if (hookId) conditions.push(sql`h.data->>'hook_id' = ${hookId}`);
   const where = conditions.length ? sql`WHERE ${join(conditions, " AND ")}` : raw("");
   const order = join(
@@ -73,11 +74,32 @@ export async function deleteHookHistoryRecord(projectId: string, id: string): Pr
 /** Delete by criteria (no filter: the whole history). Queued deliveries deleted are cancelled. */
 export async function deleteHookHistory(projectId: string, filter: Record<string, unknown> | undefined): Promise<number> {
   const record = raw("h.data");
-  const where = filter ? sql`AND ${compileFilter(parseFilter(filter), record)}` : raw("");
+  const where = filter ? sql`AND ${compileFilter(parseFilter(idAlias(filter)), record)}` : raw("");
   const rows = await query(
     sql`DELETE FROM hook_deliveries x USING ${historyOf(projectId)} WHERE x.seq = h.seq ${where} RETURNING 1`,
   );
   return rows.length;
+}
+
+/**
+ * A record's identity is `id` (CONTRACT §8), but clients of the seed filter every collection by
+ * `_id` (its delete body is `{"filter": {"_id": {"$in": [...]}}}`): in a filter, `_id` means `id`,
+ * as it does in `sort`. Both named in one object must both hold.
+ */
+export function idAlias(filter: Record<string, unknown>): Record<string, unknown> {
+  const logical = (value: unknown) => (Array.isArray(value) ? value.map((item) => (isObject(item) ? idAlias(item) : item)) : value);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === "$and" || key === "$or" || key === "$nor") setOwn(out, key, logical(value));
+    else if (key !== "_id") setOwn(out, key, value);
+  }
+  if (!Object.hasOwn(filter, "_id")) return out;
+  if (!Object.hasOwn(filter, "id")) return { ...out, id: filter._id };
+  return { $and: [out, { id: filter._id }] };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
 /**

@@ -485,6 +485,13 @@ describe("deliveries", () => {
     const deleted = await t.server.request(historyPath, as({ action: "delete", json: { filter: { hook_id: hook._id, document_id: { $in: ["l0", "l1"] } } } }));
     expect(deleted.body).toEqual({ deleted: 2 });
     expect(await history(hook._id)).toHaveLength(2);
+    // The seed's delete body names records by `_id`: here that is `id`, in filters as in sort.
+    const left = (await history(hook._id)).map((r: { id: string }) => r.id);
+    const found = await t.server.request(historyPath, as({ action: "find", json: { filter: { _id: left[0] } } }));
+    expect(found.body.items.map((r: { id: string }) => r.id)).toEqual([left[0]]);
+    const bySeedShape = await t.server.request(historyPath, as({ action: "delete", json: { payload: { filter: { _id: { $in: left } } } } }));
+    expect(bySeedShape.body).toEqual({ deleted: 2 });
+    expect(await history(hook._id)).toHaveLength(0);
   });
 
   it("purges history after settings.hooks_history_ttl", async () => {
