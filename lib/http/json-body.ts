@@ -2,7 +2,8 @@ import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { ApiEnv } from "./env";
-import { nodeRequest } from "./request-body";
+import { nodeRequest, requestBodyStream } from "./request-body";
+import { isMultipart, readMultipart } from "./multipart-body";
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
 import { checkJsonInput } from "../query/json-input";
 
@@ -55,8 +56,13 @@ export function unwrapPayload(value: unknown): unknown {
   return value;
 }
 
-/** Reads a JSON object body; anything else (an array, a number) is a 400. */
+/**
+ * Reads a JSON object body; anything else (an array, a number) is a 400. A multipart body of
+ * JSON literal parts (CONTRACT §5) is the same object, on every route that takes one; a file
+ * part in it is 415 (only document and `_files` writes take files).
+ */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
+  if (isMultipart(c.req.raw)) return readMultipart(c.req.raw, requestBodyStream(c));
   const value = await readJsonBody(c);
   if (!value || typeof value !== "object" || Array.isArray(value)) throw badRequest("Request body must be a JSON object");
   return value as Record<string, unknown>;

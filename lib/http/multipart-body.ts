@@ -108,7 +108,7 @@ export async function readMultipart(request: Request, body: Readable | undefined
   });
   parser.on("file", (name, stream, info) => {
     if (failure || !options.onFile) {
-      if (!options.onFile) fail(unsupportedMediaType("File uploads are not supported yet"));
+      if (!options.onFile) fail(unsupportedMediaType("File parts are not taken here: only document and _files writes take files"));
       stream.resume();
       return;
     }

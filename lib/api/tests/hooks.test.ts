@@ -486,7 +486,7 @@ describe("deliveries", () => {
     expect(deleted.body).toEqual({ deleted: 2 });
     expect(await history(hook._id)).toHaveLength(2);
     // The seed's delete body names records by `_id`: here that is `id`, in filters as in sort.
-    const left = (await history(hook._id)).map((r: { id: string }) => r.id);
+    const left = (await history(hook._id)).map((r) => r.id as string);
     const found = await t.server.request(historyPath, as({ action: "find", json: { filter: { _id: left[0] } } }));
     expect(found.body.items.map((r: { id: string }) => r.id)).toEqual([left[0]]);
     const bySeedShape = await t.server.request(historyPath, as({ action: "delete", json: { payload: { filter: { _id: { $in: left } } } } }));

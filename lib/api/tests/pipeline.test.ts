@@ -168,9 +168,20 @@ describe("the request pipeline", () => {
     expect((await server.request("/api/collections/plain/documents/", { ...as, body: '{"a":1}', headers: { "content-type": "text/plain" } })).status).toBe(201);
     const text = await server.request("/api/collections/plain/documents/", { ...as, body: "hello world", headers: { "content-type": "text/plain" } });
     expect(text).toMatchObject({ status: 415, body: { message: "Request body must be JSON or multipart/form-data" } });
-    // A JSON-only resource names what it takes.
-    const form = await server.request("/api/user/projects/", { session: owner.session, body: "--x\r\n\r\n--x--\r\n", headers: { "content-type": "multipart/form-data; boundary=x" } });
-    expect(form).toMatchObject({ status: 415, body: { message: "Request body must be JSON" } });
+    // Multipart is never a 415 (CONTRACT §11): a body of JSON literal parts is the same object on
+    // every route that takes one; a file part where no files are taken is.
+    const literals = new FormData();
+    literals.append("name", '"from a form"');
+    const token = await server.request("/api/collections/_tokens/documents/", { ...as, body: literals });
+    expect(token.status, token.text).toBe(201);
+    expect(token.body.name).toBe("from a form");
+    const withFile = new FormData();
+    withFile.append("name", '"x"');
+    withFile.append("file", new Blob(["bytes"]), "f.txt");
+    const refused = await server.request("/api/collections/_tokens/documents/", { ...as, body: withFile });
+    expect(refused).toMatchObject({ status: 415, body: { message: "File parts are not taken here: only document and _files writes take files" } });
+    const brokenForm = await server.request("/api/user/projects/", { session: owner.session, body: "--x\r\n\r\n--x--\r\n", headers: { "content-type": "multipart/form-data; boundary=x" } });
+    expect(brokenForm).toMatchObject({ status: 400, body: { message: "Malformed multipart body" } });
     // An X-Action on one collection is never taken for a create.
     const verb = await server.request("/api/collections/plain/", { ...as, action: "frob", json: {} });
     expect(verb).toMatchObject({ status: 400, body: { message: "Unknown action: frob" } });
