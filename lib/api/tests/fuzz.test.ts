@@ -204,10 +204,12 @@ describe("fuzz: no 500, no hang, prototypes untouched", () => {
       filename: fc.option(fc.oneof(word, fc.constantFrom('a%22b.png', "%", "%%22%", "\u0000.png", "")), { nil: undefined }),
       value: fc.oneof(anyJson.map((v) => JSON.stringify(v) ?? "null"), word),
     });
+    // Documents take files; JSON-object routes (tokens, members, hooks, collections) take literals only.
+    const targets = fc.constantFrom("/api/collections/fz/documents/", "/api/collections/fz/documents/m1/", "/api/collections/_tokens/documents/", "/api/collections/_hooks/documents/", "/api/collections/", "/api/collections/_users/documents/");
     await fc.assert(
-      fc.asyncProperty(fc.array(part, { maxLength: 6 }), fc.constantFrom("POST", "PUT", "PATCH"), async (parts, method) => {
+      fc.asyncProperty(fc.array(part, { maxLength: 6 }), fc.constantFrom("POST", "PUT", "PATCH"), targets, async (parts, method, target) => {
         const { body, contentType } = multipartBody(parts.map((p) => ({ ...p, name: p.name.replace(/["\r\n]/g, ""), filename: p.filename?.replace(/["\r\n]/g, ""), value: p.filename === undefined ? p.value : PNG })));
-        await send(method === "POST" ? "/api/collections/fz/documents/" : "/api/collections/fz/documents/m1/", { method, headers: { "content-type": contentType }, body });
+        await send(target, { method, headers: { "content-type": contentType }, body });
       }),
       params(),
     );
