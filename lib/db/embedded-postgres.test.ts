@@ -82,6 +82,11 @@ describe("embedded PostgreSQL ownership", () => {
     const cli = await startEmbeddedPostgres({ dataDir, port });
     expect(cli.owned).toBe(false);
     await cli.stop();
+    // Run without the server's ARCA_PG_PORT, it finds the port in the cluster's lock file.
+    const elsewhere = await startEmbeddedPostgres({ dataDir, port: port === 1 ? 2 : port - 1 });
+    expect(elsewhere.owned).toBe(false);
+    expect(new URL(elsewhere.url).port).toBe(String(port));
+    await elsewhere.stop();
     expect(runningPostmaster(databaseDir)).toBe(own);
     expect((await fetch(`${second.url}/api/health/ready`)).status).toBe(200);
 

@@ -42,13 +42,17 @@ export async function startEmbeddedPostgres(options: {
   if (running !== undefined) {
     // Another live Arca process (the server, while the CLI runs) runs this cluster: share it.
     if (isLiveOwner(readOwner(ownerFile))) {
+      // On the port it listens on (its lock file says), whatever ARCA_PG_PORT says here: the CLI
+      // run without the server's ARCA_PG_PORT still finds it.
+      const port = postmasterPort(databaseDir) ?? options.port;
+      const sharedUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
       // Its owner may still be bringing it up: wait rather than take a live process's cluster.
-      for (let waited = 0; !(await isServing(`${serverUrl}/postgres`)); waited += 250) {
-        if (waited >= 30_000) throw new Error(`The embedded PostgreSQL in ${databaseDir} (pid ${running}) belongs to a running process but does not answer`);
+      for (let waited = 0; !(await isServing(`${sharedUrl}/postgres`)); waited += 250) {
+        if (waited >= 30_000) throw new Error(`The embedded PostgreSQL in ${databaseDir} (pid ${running}) belongs to a running process but does not answer on port ${port}`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
-      await createDatabaseIfMissingAt(`${serverUrl}/postgres`, database);
-      return { url, owned: false, stop: async () => {} };
+      await createDatabaseIfMissingAt(`${sharedUrl}/postgres`, database);
+      return { url: `${sharedUrl}/${database}`, owned: false, stop: async () => {} };
     }
     console.info(`db: stopping the embedded PostgreSQL (pid ${running}) left running by a process that is gone`);
     await stopPostmaster(databaseDir, running);
@@ -125,6 +129,16 @@ export function runningPostmaster(databaseDir: string): number | undefined {
   const command = readProc(pid, "cmdline");
   if (command !== undefined && !command.includes("postgres")) return undefined;
   return pid;
+}
+
+/** The port a running postmaster listens on: line 4 of its lock file (PostgreSQL's own layout). */
+function postmasterPort(databaseDir: string): number | undefined {
+  try {
+    const port = Number(fs.readFileSync(path.join(databaseDir, "postmaster.pid"), "utf8").split("\n")[3]);
+    return Number.isInteger(port) && port > 0 && port < 65536 ? port : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Fast shutdown of a postmaster we did not start, waiting until it is gone (SIGQUIT after 30 s). */
