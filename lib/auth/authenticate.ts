@@ -67,6 +67,8 @@ async function loadProjectRequestAuth(projectId: string, tokenHash: string | nul
     filesSize: row.files_size,
     dataSize: row.data_size,
   });
+  // "403 to every call" (CONTRACT §1): with any credentials or none, before they are looked at.
+  if (!project.status.is_active) throw forbidden("Project is not active.");
   let principal: Principal;
   if (row.token_id) {
     if (!row.token_active) throw unauthorized();
@@ -75,7 +77,6 @@ async function loadProjectRequestAuth(projectId: string, tokenHash: string | nul
     if (!row.role) throw forbidden("You are not a member of this project.");
     principal = { kind: "user", userId: row.user_id, email: row.email, role: row.role as Role };
   } else throw unauthorized();
-  if (!project.status.is_active) throw forbidden("Project is not active.");
   return { project, ownerId: row.owner_id, principal };
 }
 

@@ -208,6 +208,11 @@ describe("the request pipeline", () => {
     expect(off.body.status.is_active).toBe(false);
     const blocked = await server.request("/api/info/", { project: owner.project, token: owner.token });
     expect(blocked).toMatchObject({ status: 403, body: { message: "Project is not active." } });
+    // Every call: without credentials, with unknown ones, with a session, on any route.
+    for (const as of [{}, { token: "not-a-token" }, { session: owner.session }]) {
+      const res = await server.request("/api/collections/any/documents/", { project: owner.project, ...as });
+      expect(res, JSON.stringify(as)).toMatchObject({ status: 403, body: { message: "Project is not active." } });
+    }
     const on = await server.request(`/api/user/projects/${owner.project}/`, {
       method: "PATCH",
       session: owner.session,
