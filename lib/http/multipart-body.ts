@@ -56,7 +56,9 @@ export async function readMultipart(request: Request, body: Readable | undefined
     parser = busboy({
       headers,
       defParamCharset: "utf8",
-      limits: { fieldSize: sizeLimit, fieldNameSize: 1024, parts: MAX_PARTS, files: MAX_FILES },
+      // busboy's partsLimit fires once the limit-th part is read: one more, so exactly
+      // ARCA_MAX_PARTS parts pass and the event means "more than" (its filesLimit already does).
+      limits: { fieldSize: sizeLimit, fieldNameSize: 1024, parts: MAX_PARTS + 1, files: MAX_FILES },
     });
   } catch {
     throw badRequest("Malformed multipart body");
@@ -107,6 +109,10 @@ export async function readMultipart(request: Request, body: Readable | undefined
     }
   });
   parser.on("file", (name, stream, info) => {
+    // Once the parser is destroyed (the first failure), busboy errors the file stream in flight:
+    // a stream only drained here, or not yet piped by `onFile`, must not make that error an
+    // uncaught exception that ends the process. Whoever consumes the stream has its own listener.
+    stream.on("error", () => {});
     if (failure || !options.onFile) {
       if (!options.onFile) fail(unsupportedMediaType("File parts are not taken here: only document and _files writes take files"));
       stream.resume();

@@ -52,6 +52,10 @@ describe("abuse: one limit each", () => {
     const parts = await sendMultipart(docs("many"), Array.from({ length: 25 }, (_, i) => ({ name: `f${i}`, value: String(i) })));
     expect(parts.status, parts.text).toBe(400);
     expect(parts.body.message).toBe("Multipart body has more than 20 parts");
+    const twentyOne = await sendMultipart(docs("many"), Array.from({ length: 21 }, (_, i) => ({ name: `f${i}`, value: String(i) })));
+    expect(twentyOne.status, twentyOne.text).toBe(400);
+    const twenty = await sendMultipart(docs("many"), Array.from({ length: 20 }, (_, i) => ({ name: `f${i}`, value: String(i) })));
+    expect(twenty.status, twenty.text).toBe(201);
     const files = await sendMultipart(docs("many"), Array.from({ length: 5 }, (_, i) => ({ name: `p${i}`, filename: `${i}.png`, type: "image/png", value: PNG })));
     expect(files.status, files.text).toBe(400);
     expect(files.body.message).toBe("Multipart body has more than 3 files");
@@ -59,6 +63,25 @@ describe("abuse: one limit each", () => {
     const ok = await sendMultipart(docs("many"), Array.from({ length: 3 }, (_, i) => ({ name: `p${i}`, filename: `${i}.png`, type: "image/png", value: PNG })));
     expect(ok.status, ok.text).toBe(201);
     expect(await fileCount()).toBe(before + 3);
+  });
+
+  it("a refused multipart body with a large file part in flight never takes the server down", async () => {
+    const big = Buffer.alloc(400 * 1024, 7);
+    const cases: [string, Record<string, string>, Parameters<typeof multipartBody>[0]][] = [
+      // A route that takes no files, without credentials.
+      ["/api/user/", {}, [{ name: "email", value: '"a@b.test"' }, { name: "f", filename: "big.bin", type: "application/octet-stream", value: big }]],
+      ["/api/collections/_tokens/documents/", { "x-project": t.owner.project, authorization: `Token ${t.owner.token}` }, [{ name: "f", filename: "big.bin", type: "application/octet-stream", value: big }]],
+      // A document write whose bad part comes before the file.
+      [docs("crash"), { "x-project": t.owner.project, authorization: `Token ${t.owner.token}` }, [{ name: "bad", value: "not json" }, { name: "f", filename: "big.bin", type: "application/octet-stream", value: big }]],
+    ];
+    for (const [path, headers, parts] of cases) {
+      const { body, contentType } = multipartBody(parts);
+      const res = await rawRequest(t.server.port, path, { method: "POST", body, headers: { ...headers, "content-type": contentType } });
+      expect(res.status, `${path} ${res.text}`).toBeGreaterThanOrEqual(400);
+      expect(res.status).toBeLessThan(500);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await t.server.request(docs("crash"), as())).status).toBe(404);
   });
 
   it("a query past ARCA_STATEMENT_TIMEOUT_MS: 503 with Retry-After, and the server carries on", async () => {
