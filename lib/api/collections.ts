@@ -8,7 +8,7 @@ import { saveCollection, type SaveMode } from "../collections/save-collection";
 import { badRequest, forbidden } from "../errors";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
-import { readJsonBody, readJsonObject } from "../http/json-body";
+import { readJsonValue, readJsonObject } from "../http/json-body";
 import { pathParam, propertyPath, type ProjectRoutes } from "../http/project-routes";
 import { patchCollectionProperty, readCollectionProperty, setCollectionProperty, unsetCollectionProperty } from "../collections/collection-property";
 import { listInMemory } from "../lists/list-in-memory";
@@ -64,17 +64,17 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
   }));
   app.put("/collections/:id/:path{.+}", property(async (c, id, path) => {
     allow(c, "update", id);
-    const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonBody(c) });
+    const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonValue(c) });
     return c.json(set.value as object, set.created ? 201 : 200);
   }));
   app.post("/collections/:id/:path{.+}", property(async (c, id, path) => {
     allow(c, "update", id);
-    const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonBody(c), createOnly: true });
+    const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonValue(c), createOnly: true });
     return c.json(set.value as object, 201);
   }));
   app.patch("/collections/:id/:path{.+}", property(async (c, id, path) => {
     allow(c, "update", id);
-    return c.json((await patchCollectionProperty(c.get("project")._id, { id, path, patch: await readJsonBody(c) })) as object);
+    return c.json((await patchCollectionProperty(c.get("project")._id, { id, path, patch: await readJsonValue(c) })) as object);
   }));
   app.delete("/collections/:id/:path{.+}", property(async (c, id, path) => {
     allow(c, "update", id);

@@ -19,7 +19,7 @@ import { withActions } from "../http/actions";
 import { methodNotAllowedHere, refusal } from "../http/route-methods";
 import { readActionBody } from "../http/action-filter";
 import type { ApiEnv } from "../http/env";
-import { readJsonBody, readJsonObject } from "../http/json-body";
+import { readJsonBody, readJsonValue, readJsonObject } from "../http/json-body";
 import { isMultipart } from "../http/multipart-body";
 import { currentFileValue, withCurrentFileRecords } from "../files/files-collection";
 import { authorizeUploads, readDocumentMultipart, uploadedDocument } from "./document-uploads";
@@ -175,14 +175,14 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
   app.post(`${BASE}/:id/:path{.+}`, withActions({}, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);
-    const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonBody(c), write: { kind: "create" } });
+    const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonValue(c), write: { kind: "create" } });
     return c.json(set.value as object, 201);
   }));
   app.patch(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);
     const write = { kind: "patch", mode: patchModeOf(c.req.header("content-type")) } as const;
-    const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonBody(c), write });
+    const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonValue(c), write });
     return c.json(set.value as object, 200);
   });
   app.delete(`${BASE}/:id/:path{.+}`, async (c) => {

@@ -11,7 +11,7 @@ import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, pa
 import { withActions } from "../http/actions";
 import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
-import { readJsonBody, readJsonObject } from "../http/json-body";
+import { readJsonValue, readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
 import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
@@ -72,7 +72,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
       {
         test: async (c) => {
           allow(c, "update", pathParam(c, "id"));
-          await readJsonBody(c); // takes nothing, but a body is checked as every body is (400, 415)
+          await readJsonValue(c); // takes nothing, but a body is checked as every body is (400, 415)
           const projectId = c.get("project")._id;
           const hook = await getHook(projectId, pathParam(c, "id"));
           const delivery = await queueTestDelivery(projectId, hook);
@@ -141,7 +141,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
     withActions({
       retry: async (c) => {
         allowHistory(c, "update");
-        await readJsonBody(c); // takes nothing, but a body is checked as every body is (400, 415)
+        await readJsonValue(c); // takes nothing, but a body is checked as every body is (400, 415)
         const projectId = c.get("project")._id;
         const delivery = await claimForRetry(projectId, pathParam(c, "id"));
         await recordAttempt(delivery, await deliverHook(delivery.hook, { operationId: delivery.id, trigger: delivery.trigger, document: delivery.document }));

@@ -57,6 +57,15 @@ export function unwrapPayload(value: unknown): unknown {
 }
 
 /**
+ * A body that is any JSON value (a property's new value), or, as `multipart/form-data` of JSON
+ * literal parts, the object they build (never 415: CONTRACT §11); a file part there is 415.
+ */
+export async function readJsonValue(c: Context): Promise<unknown> {
+  if (isMultipart(c.req.raw)) return readMultipart(c.req.raw, requestBodyStream(c));
+  return readJsonBody(c);
+}
+
+/**
  * Reads a JSON object body; anything else (an array, a number) is a 400. A multipart body of
  * JSON literal parts (CONTRACT §5) is the same object, on every route that takes one; a file
  * part in it is 415 (only document and `_files` writes take files).

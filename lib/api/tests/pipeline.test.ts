@@ -180,6 +180,16 @@ describe("the request pipeline", () => {
     withFile.append("file", new Blob(["bytes"]), "f.txt");
     const refused = await server.request("/api/collections/_tokens/documents/", { ...as, body: withFile });
     expect(refused).toMatchObject({ status: 415, body: { message: "File parts are not taken here: only document and _files writes take files" } });
+    // Property paths take a value as multipart literals too (PUT takes a file besides).
+    await server.request("/api/collections/plain/documents/mp1/", { ...as, method: "PUT", json: { meta: { a: 1 } } });
+    const metaForm = new FormData();
+    metaForm.append("b", "2");
+    const patched = await server.request("/api/collections/plain/documents/mp1/meta/", { ...as, method: "PATCH", body: metaForm });
+    expect(patched).toMatchObject({ status: 200, body: { a: 1, b: 2 } });
+    const created = await server.request("/api/collections/plain/documents/mp1/extra/", { ...as, method: "POST", body: metaForm });
+    expect(created).toMatchObject({ status: 201, body: { b: 2 } });
+    const described = await server.request("/api/collections/plain/schema/properties/title/", { ...as, method: "PUT", body: (() => { const f = new FormData(); f.append("type", '"string"'); return f; })() });
+    expect(described.status, described.text).toBe(201);
     const brokenForm = await server.request("/api/user/projects/", { session: owner.session, body: "--x\r\n\r\n--x--\r\n", headers: { "content-type": "multipart/form-data; boundary=x" } });
     expect(brokenForm).toMatchObject({ status: 400, body: { message: "Malformed multipart body" } });
     // An X-Action on one collection is never taken for a create.
