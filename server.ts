@@ -1,4 +1,5 @@
 import http from "node:http";
+import { AsyncLocalStorage } from "node:async_hooks";
 import type { Duplex } from "node:stream";
 import { createRequire } from "node:module";
 import { parse } from "node:url";
@@ -15,8 +16,11 @@ import { edgeHeadersFor } from "./lib/http/edge-headers";
  */
 function malformedRequest(error: unknown): Response {
   const reason = error instanceof Error && error.name === "RequestError" ? error.message : "malformed request";
-  return Response.json({ message: `Bad request: ${reason}` }, { status: 400, headers: edgeHeadersFor(undefined) });
+  return Response.json({ message: `Bad request: ${reason}` }, { status: 400, headers: edgeHeadersFor(requestOrigin.getStore()) });
 }
+
+/** The `Origin` of the request being served, for that error (the adapter hands it the error alone). */
+const requestOrigin = new AsyncLocalStorage<string | undefined>();
 
 /**
  * Where a request-target that is not literally `/api/...` but that a URL parser turns into one
@@ -80,7 +84,8 @@ type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: ()
  */
 export async function startServer(options: { port: number; dev?: boolean; withDashboard?: boolean }) {
   await checkFileBlobStore(); // a misconfigured S3 store stops the start with its reason
-  const api = getRequestListener(apiApp().fetch, { errorHandler: malformedRequest });
+  const listener = getRequestListener(apiApp().fetch, { errorHandler: malformedRequest });
+  const api = (req: http.IncomingMessage, res: http.ServerResponse) => requestOrigin.run(req.headers.origin, () => listener(req, res));
   let dashboard: ((req: http.IncomingMessage, res: http.ServerResponse) => Promise<void>) | undefined;
   if (options.withDashboard !== false) {
     // Next needs its own address to follow server-action redirects (sign-in, sign-out).

@@ -257,6 +257,15 @@ describe("requests the HTTP adapter cannot parse", () => {
       expect(res.headers["access-control-allow-origin"]).toBe("*");
       expect(res.headers["access-control-expose-headers"]).toContain("Content-Range");
     }
+    // With ARCA_CORS_ORIGINS, a listed Origin is echoed on these answers too.
+    process.env.ARCA_CORS_ORIGINS = "https://app.example";
+    try {
+      const res = await rawRequest(t.server.port, "/api/nope\\x", { headers: { origin: "https://app.example" } });
+      expect(res.status).toBe(400);
+      expect(res.headers["access-control-allow-origin"]).toBe("https://app.example");
+    } finally {
+      delete process.env.ARCA_CORS_ORIGINS;
+    }
   });
 });
 
