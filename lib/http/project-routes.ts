@@ -3,17 +3,20 @@ import { badRequest } from "../errors";
 import type { ApiEnv } from "./env";
 import { requireProject } from "./request-context";
 import { meterRequest } from "./request-meter";
+import { isRefusal } from "./route-methods";
 
 /**
  * Registers project-scoped routes: each runs `requireProject` (project, credentials, activity),
  * then `meterRequest` (`_usage`, `_debug`), before its handler. Per route rather than per prefix,
- * so an unknown path under a project prefix is still a plain 404 "Page not found" and not a 401.
+ * so an unknown path under a project prefix is still a plain 404 "Page not found" and not a 401;
+ * likewise a method a path never takes is 405 whoever asks (a refusal runs before both).
  */
 export type ProjectRoutes = Record<"get" | "post" | "put" | "patch" | "delete", (path: string, handler: Handler<ApiEnv>) => void>;
 
 export function projectRoutes(app: Hono<ApiEnv>): ProjectRoutes {
   const method = (name: string) => (path: string, handler: Handler<ApiEnv>) => {
-    app.on(name, path, requireProject, meterRequest, handler);
+    if (isRefusal(handler)) app.on(name, path, handler);
+    else app.on(name, path, requireProject, meterRequest, handler);
   };
   return { get: method("GET"), post: method("POST"), put: method("PUT"), patch: method("PATCH"), delete: method("DELETE") };
 }

@@ -46,6 +46,11 @@ export function refusal<H extends object>(handler: H): H {
   return handler;
 }
 
+/** Whether `handler` only refuses its method (answered before the project and credentials, as a 404 path is). */
+export function isRefusal(handler: object): boolean {
+  return REFUSALS.has(handler);
+}
+
 /**
  * A 405 for a method a path never takes, where the not-found handler cannot tell (the path also
  * matches a route that steps aside for it, e.g. a collection's property paths for `documents/`).

@@ -67,6 +67,9 @@ describe("the request pipeline", () => {
       expect(res.status, `${method} ${path}`).toBe(405);
       expect(res.body).toEqual({ message: "Method not allowed" });
       expect(res.headers.get("allow"), `${method} ${path}`).toBe(allow);
+      // A property of the path, as a 404 is: the same 405 before any credentials are looked at.
+      const anonymous = await server.request(path, { method, headers: { "x-project": owner.project }, json: method === "GET" ? undefined : {} });
+      expect(anonymous.status, `anonymous ${method} ${path}`).toBe(405);
     }
     // A method no route knows: Allow names what the path takes, not the methods that only refuse.
     for (const [path, allowed] of [
