@@ -65,9 +65,14 @@ export async function readMultipart(request: Request, body: Readable | undefined
   }
   const assignments: { name: string; path: Segment[]; value: unknown }[] = [];
   const seen = new Set<string>();
-  // A value part and a file part of one name would be two values for one property.
-  const fileNames = new Set<string>();
-  const bothKinds = (name: string) => badRequest(`Part ${name} is repeated: a file part and a value part have that name`);
+  // A value part and a file part for one property (however spelled: `photo` and `photo[0]`,
+  // `meta.avatar` and `meta[avatar]`), or a value inside a file's property (`photo.name`), would
+  // be two values for one property: the file would silently win.
+  const fileProperties: { name: string; property: string }[] = [];
+  const valueProperties: { name: string; property: string }[] = [];
+  const clash = (value: string, file: string) => value === file || value.startsWith(`${file}.`);
+  const bothKinds = (valueName: string, fileName: string) =>
+    badRequest(valueName === fileName ? `Part ${valueName} is repeated: a file part and a value part have that name` : `Parts ${fileName} (a file) and ${valueName} (a value) name the same property`);
   const pending: Promise<void>[] = [];
   let fieldBytes = 0;
   let failure: Error | undefined;
@@ -94,7 +99,6 @@ export async function readMultipart(request: Request, body: Readable | undefined
     fieldBytes += Buffer.byteLength(value);
     if (fieldBytes > sizeLimit) return void fail(payloadTooLarge("Multipart fields are too large together"));
     if (seen.has(name)) return void fail(badRequest(`Part ${name} is repeated`));
-    if (fileNames.has(name)) return void fail(bothKinds(name));
     seen.add(name);
     let parsed: unknown;
     try {
@@ -103,7 +107,12 @@ export async function readMultipart(request: Request, body: Readable | undefined
       return void fail(badRequest(`Part ${name} is not a JSON literal`));
     }
     try {
-      assignments.push({ name, path: parsePartName(name), value: parsed });
+      const path = parsePartName(name);
+      const property = path.join(".");
+      const file = fileProperties.find((f) => clash(property, f.property));
+      if (file) return void fail(bothKinds(name, file.name));
+      valueProperties.push({ name, property });
+      assignments.push({ name, path, value: parsed });
     } catch (error) {
       fail(error as Error);
     }
@@ -121,15 +130,12 @@ export async function readMultipart(request: Request, body: Readable | undefined
     let property: string;
     let index: number | undefined;
     let filename: string;
-    if (seen.has(name)) {
-      fail(bothKinds(name));
-      stream.resume();
-      return;
-    }
-    fileNames.add(name);
     try {
       ({ property, index } = filePropertyName(name));
       filename = decodeFileName(info.filename ?? "");
+      const value = valueProperties.find((v) => clash(v.property, property));
+      if (value) throw bothKinds(value.name, name);
+      fileProperties.push({ name, property });
     } catch (error) {
       fail(error as Error);
       stream.resume();

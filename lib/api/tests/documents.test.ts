@@ -427,6 +427,27 @@ describe("multipart bodies of JSON literals", () => {
       expect(both.status, both.text).toBe(400);
       expect(both.body.message).toBe("Part pic is repeated: a file part and a value part have that name");
     }
+    // However the property is spelled, or a value inside the file's property.
+    for (const [valueName, fileName] of [["photo", "photo[0]"], ["meta[avatar]", "meta.avatar"], ["photo.name", "photo"], ["photo[0]", "photo"]]) {
+      for (const fileFirst of [false, true]) {
+        const data = new FormData();
+        data.append("_id", '"both-kinds"');
+        if (!fileFirst) data.append(valueName, '"text"');
+        data.append(fileName, new Blob(["bytes"], { type: "text/plain" }), "pic.txt");
+        if (fileFirst) data.append(valueName, '"text"');
+        const both = await t.server.request(docs("multi"), as({ body: data }));
+        expect(both.status, `${valueName} + ${fileName}: ${both.text}`).toBe(400);
+        expect(both.body.message).toBe(`Parts ${fileName} (a file) and ${valueName} (a value) name the same property`);
+      }
+    }
+    // A value object beside a file inside it is one property each: taken.
+    const beside = new FormData();
+    beside.append("_id", '"beside"');
+    beside.append("meta", '{"title":"t"}');
+    beside.append("meta.avatar", new Blob(["bytes"], { type: "text/plain" }), "a.txt");
+    const merged = await t.server.request(docs("multi"), as({ body: beside }));
+    expect(merged.status, merged.text).toBe(201);
+    expect(merged.body.meta).toMatchObject({ title: "t", avatar: { name: "a.txt" } });
     expect((await t.server.request(`${docs("multi")}both-kinds/`, as({}))).status).toBe(404);
   });
 
