@@ -1,5 +1,5 @@
 import { validationError } from "../errors";
-import { checkFileRecords, fileRecordsIn } from "../files/document-file-records";
+import { checkDocumentFileRecords, fileRecordsIn } from "../files/document-file-records";
 import type { FileRecord } from "../files/file-record";
 import { hasProcessors, processDocument, type ProcessingContext } from "../processors/process-document";
 import type { CollectionState } from "./collection-state";
@@ -25,12 +25,17 @@ export async function prepareDocument(
   const { _id: _ignored, ...rest } = body;
   let doc: Record<string, unknown> = { _id: id, ...rest };
   const compiled = state.schema ? schemaFor(projectId, collectionId, state.schema) : undefined;
-  const fileErrors = checkFileRecords(doc, [...(before ? fileRecordsIn(before) : []), ...uploaded], compiled?.files ?? []);
-  if (fileErrors.length) throw validationError("Validation error", fileErrors);
+  const own = [...(before ? fileRecordsIn(before) : []), ...uploaded];
+  const target = { projectId, collectionId, documentId: id };
+  // What the client sent, before a processor reads a file it names.
+  await checkDocumentFileRecords(processing?.db, target, doc, own, compiled?.files ?? []);
   if (!state.schema || !compiled) return doc;
   // Processors first (CONTRACT §7): what is validated and stored is their output.
-  if (processing) doc = await processDocument({ ...processing, collectionId }, { schema: state.schema, before, doc });
-  else if (hasProcessors(state.schema)) throw new Error("prepareDocument: a schema with processors needs the write's transaction");
+  if (processing && hasProcessors(state.schema)) {
+    doc = await processDocument({ ...processing, collectionId }, { schema: state.schema, before, doc });
+    // And what they made: a vendor's answer is no more a file record of this document than a client's.
+    await checkDocumentFileRecords(processing.db, target, doc, own, compiled.files);
+  } else if (hasProcessors(state.schema)) throw new Error("prepareDocument: a schema with processors needs the write's transaction");
   const errors = compiled.validate(doc);
   if (before) errors.push(...checkImmutable(before, doc, compiled));
   if (errors.length) throw validationError("Validation error", errors);

@@ -24,6 +24,14 @@ describe("checkFileRecords", () => {
     expect(doc.deep.x[0][0]).toEqual(b);
   });
 
+  it("takes a copy read without last_access (fields_exclude) and stores the whole record", () => {
+    const a = record("a");
+    const { last_access: _dropped, ...withoutAccess } = a;
+    const doc = { _id: "d", photo: withoutAccess };
+    expect(checkFileRecords(doc, [a], [["photo"]])).toEqual([]);
+    expect(doc.photo).toEqual(a);
+  });
+
   it("names each changed, partial, extended or foreign record by its path", () => {
     const a = record("a");
     const doc = {

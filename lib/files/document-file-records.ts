@@ -1,6 +1,8 @@
-import type { PropertyError } from "../errors";
+import { query, type Queryable } from "../db/query";
+import { raw, sql } from "../db/sql";
+import { validationError, type PropertyError } from "../errors";
 import { setOwn } from "../query/json-input";
-import { isFileRecordShape, type FileRecord } from "./file-record";
+import { FILE_COLUMNS, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
 
 type Doc = Record<string, unknown>;
 
@@ -9,6 +11,34 @@ const REFRESHED_KEYS = new Set(["last_access"]);
 
 export const FILE_RECORD_CHANGED = "holds a file: its record changes only by uploading";
 export const NOT_A_FILE_OF_THIS_DOCUMENT = "is not a file of this document: a file property is filled by uploading";
+
+/**
+ * `checkFileRecords` for a document write, 422 naming each violation. A record the document does
+ * not hold now may still be one of its files: kept when it was deleted (`delete_files: false`)
+ * and brought back with it (a restore, an import), or made in this very transaction (a
+ * processor's output): such records are looked up among the document's own rows (`db`: the
+ * write's transaction, when it has one) before anything is refused.
+ */
+export async function checkDocumentFileRecords(
+  db: Queryable | undefined,
+  target: { projectId: string; collectionId: string; documentId: string },
+  doc: Doc,
+  own: FileRecord[],
+  filePaths: string[][],
+): Promise<void> {
+  let errors = checkFileRecords(doc, own, filePaths);
+  const known = new Set(own.map((record) => record._id));
+  const unknown = [...new Set(fileRecordsIn(doc).map((record) => record._id))].filter((id) => !known.has(id));
+  if (errors.some((e) => e.message === NOT_A_FILE_OF_THIS_DOCUMENT) && unknown.length) {
+    const rows = await query<FileRow>(
+      sql`SELECT ${raw(FILE_COLUMNS)} FROM files WHERE project_id = ${target.projectId} AND collection_id = ${target.collectionId}
+          AND document_id = ${target.documentId} AND id = ANY(${unknown}::text[])`,
+      db,
+    );
+    if (rows.length) errors = checkFileRecords(doc, [...own, ...rows.map(fileRecord)], filePaths);
+  }
+  if (errors.length) throw validationError("Validation error", errors);
+}
 
 /**
  * What a document write may do with file records (CONTRACT §6: a record reads the same through
@@ -78,10 +108,11 @@ function isPlainObject(value: unknown): value is Doc {
   return value !== null && typeof value === "object" && !Array.isArray(value);
 }
 
+/** Every key of the record but the refreshed ones, equal; nothing else; `last_access` may be left out (a read with `fields_exclude`). */
 function sameRecord(copy: Doc, record: FileRecord): boolean {
-  const keys = Object.keys(copy);
-  if (keys.length !== Object.keys(record).length) return false;
-  return keys.every((key) => Object.hasOwn(record, key) && (REFRESHED_KEYS.has(key) || copy[key] === (record as unknown as Doc)[key]));
+  const stored = record as unknown as Doc;
+  if (!Object.keys(copy).every((key) => Object.hasOwn(stored, key))) return false;
+  return Object.keys(stored).every((key) => REFRESHED_KEYS.has(key) || (Object.hasOwn(copy, key) && copy[key] === stored[key]));
 }
 
 /** The values at a schema path (`*`: each element of an array), with their concrete dotted paths. */

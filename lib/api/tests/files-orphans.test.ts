@@ -63,6 +63,27 @@ describe("files of deleted documents with delete_files off", () => {
     expect((await t.server.request("/api/info/", people)).body.status.files_size).toBe(0);
   });
 
+  it("come back with their document: a restore (PUT of the old document, or an import) holding its record re-attaches the file", async () => {
+    const { as } = await projectKeepingFiles("");
+    const fileId = await attach(as, "notes", "r1", "restored bytes");
+    const saved = (await t.server.request("/api/collections/notes/documents/r1/", as)).body;
+    expect((await t.server.request("/api/collections/notes/documents/r1/", { ...as, method: "DELETE" })).status).toBe(204);
+    // Another document cannot take it.
+    const thief = await t.server.request("/api/collections/notes/documents/r2/", { ...as, method: "PUT", json: { attachment: saved.attachment } });
+    expect(thief.status, thief.text).toBe(422);
+    const restored = await t.server.request("/api/collections/notes/documents/r1/", { ...as, method: "PUT", json: saved });
+    expect(restored.status, restored.text).toBe(201);
+    expect((await t.server.request("/api/collections/notes/documents/r1/attachment/content/", as)).text).toBe("restored bytes");
+    await runAsBackground(() => markUnreferencedFiles());
+    const { rows } = await t.db.query("SELECT orphaned_at FROM files WHERE project_id = $1 AND id = $2", [as.project, fileId]);
+    expect(rows[0].orphaned_at).toBeNull();
+    // And by import, after another delete.
+    await t.server.request("/api/collections/notes/documents/r1/", { ...as, method: "DELETE" });
+    const imported = await t.server.request("/api/collections/notes/import/?format=jsonl&mode=upsert", { ...as, method: "POST", body: `${JSON.stringify(saved)}\n`, headers: { "content-type": "application/x-ndjson" } });
+    expect(imported.body, imported.text).toMatchObject({ created: 1, failed: 0 });
+    expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).body.document_id).toBe("r1");
+  });
+
   it("with delete_files on (the default) go with their document", async () => {
     const as = { project: t.owner.project, token: t.owner.token };
     const fileId = await attach(as, "notes", "n3", "gone with it");

@@ -95,6 +95,18 @@ describe("vendor processors on their wire formats", () => {
     expect(body.messages[0].role).toBe("system");
   });
 
+  it("an output shaped like a file record that is no file of the document is refused (422), as a client's would be", async () => {
+    const forged = { _id: "not-a-file-here", collection_id: "elsewhere", content_type: "image/png", date_created: "2026-01-01T00:00:00.00Z", document_id: "x", last_access: "2026-01-01T00:00:00.00Z", md5: "0".repeat(32), name: "x.png", size: 1 };
+    const c = await collectionWith({
+      question: { type: "string" },
+      answer: { type: "object", processors: [{ name: "apiai", in: { text: { property: "question" }, subscription_key: key, contexts: { value: [forged] } } }] },
+    });
+    const res = await t.server.request(docs(c), as({ json: { _id: "q1", question: "Hi?" } }));
+    expect(res.status, res.text).toBe(422);
+    expect(res.body.errors).toEqual([{ property: "answer.contexts.0", message: "is not a file of this document: a file property is filled by uploading" }]);
+    expect((await t.server.request(`${docs(c)}q1/`, as())).status).toBe(404);
+  });
+
   it("readability_com fetches the page (redirects followed, at most 5) and extracts it locally", async () => {
     const c = await collectionWith({
       link: { type: "string" },
