@@ -49,6 +49,15 @@ test("collections: schema, documents, filter, sort, search, bulk delete", async 
     await page.goto(`${base}/collections`);
   });
 
+  await test.step("a collection that does not exist is one plain message", async () => {
+    await page.goto(`${base}/collections/nosuch`);
+    await expect(page.getByText("This collection does not exist (any more).")).toBeVisible();
+    await expect(page.getByRole("button", { name: "New document" })).toHaveCount(0);
+    await expect(page.getByText("Collection not found.")).toHaveCount(0);
+    await page.getByRole("link", { name: "Back to the collections" }).click();
+    await expect(page).toHaveURL(`${base}/collections`);
+  });
+
   await test.step("the schema editor checks as you type", async () => {
     await page.getByRole("button", { name: "New collection" }).click();
     const form = page.getByRole("form", { name: "New collection" });

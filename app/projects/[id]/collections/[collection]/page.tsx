@@ -1,3 +1,4 @@
+import { CollectionGate } from "@/components/collections/collection-gate";
 import { CollectionHeader } from "@/components/collections/collection-header";
 import { DocumentsView } from "@/components/collections/documents-view";
 import { pageTitle } from "../../titles";
@@ -13,7 +14,9 @@ export default async function CollectionDocumentsPage({ params }: { params: Prom
   return (
     <>
       <CollectionHeader projectId={id} collectionId={collectionId} />
-      <DocumentsView projectId={id} collectionId={collectionId} />
+      <CollectionGate projectId={id} collectionId={collectionId}>
+        <DocumentsView projectId={id} collectionId={collectionId} />
+      </CollectionGate>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import { CollectionDefinitionView } from "@/components/collections/collection-definition";
+import { CollectionGate } from "@/components/collections/collection-gate";
 import { CollectionHeader } from "@/components/collections/collection-header";
 import { requireUser } from "@/lib/auth/current-user";
 import { getUserProject } from "@/lib/projects/projects";
@@ -17,7 +18,9 @@ export default async function CollectionDefinitionPage({ params }: { params: Pro
   return (
     <>
       <CollectionHeader projectId={id} collectionId={collectionId} />
-      <CollectionDefinitionView projectId={id} collectionId={collectionId} canManage={role !== "member"} />
+      <CollectionGate projectId={id} collectionId={collectionId}>
+        <CollectionDefinitionView projectId={id} collectionId={collectionId} canManage={role !== "member"} />
+      </CollectionGate>
     </>
   );
 }
