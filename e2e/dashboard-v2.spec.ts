@@ -192,6 +192,10 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
     await page.goto(`${base}/tokens`);
     await expect(page).toHaveTitle(`Tokens · Shelf ${suffix} · Arca`);
     await expect(page.getByRole("main")).toHaveCount(1);
+    await page.goto(`${base}/hooks`);
+    await expect(page).toHaveTitle(`Hooks · Shelf ${suffix} · Arca`);
+    await page.goto(`${base}/hooks/new`);
+    await expect(page).toHaveTitle(`New hook · Shelf ${suffix} · Arca`);
   });
 
   const memberEmail = uniqueEmail("v2member");

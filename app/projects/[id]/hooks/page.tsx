@@ -1,9 +1,12 @@
 import { HooksView } from "@/components/hooks/hooks-view";
 import { requireUser } from "@/lib/auth/current-user";
 import { getUserProject } from "@/lib/projects/projects";
+import { pageTitle } from "../titles";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "Hooks" };
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  return pageTitle(params, "Hooks");
+}
 
 export default async function HooksPage({ params }: { params: Promise<{ id: string }> }) {
   const user = await requireUser();

@@ -2,9 +2,12 @@ import { notFound } from "next/navigation";
 import { HookEditor } from "@/components/hooks/hook-editor";
 import { requireUser } from "@/lib/auth/current-user";
 import { getUserProject } from "@/lib/projects/projects";
+import { pageTitle } from "../../titles";
 
 export const dynamic = "force-dynamic";
-export const metadata = { title: "New hook" };
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }) {
+  return pageTitle(params, "New hook");
+}
 
 // Managing hooks is administration: members read them but get no form.
 export default async function NewHookPage({ params }: { params: Promise<{ id: string }> }) {
