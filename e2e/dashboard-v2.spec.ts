@@ -64,6 +64,8 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
     // The form lists the fields in position order too.
     const form = page.getByTestId("schema-form");
     await expect(form.locator("label")).toHaveText([/^_id/, /^title/, /^year/, /^isbn/, /^cover/]);
+    // Name and type read apart ("year, integer", not "yearinteger").
+    await expect(form.getByLabel(/^year, integer$/)).toHaveCount(1);
     await page.getByRole("button", { name: "JSON", exact: true }).click();
     const editor = page.getByLabel("Document (JSON)", { exact: true });
     await expect(editor).toContainText('"year": 0');

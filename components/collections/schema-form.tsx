@@ -206,6 +206,8 @@ export function SchemaForm({
               <span className="font-mono">{name}</span>
               {property.required && <span aria-hidden> *</span>}
               {property.required && <span className="sr-only"> (required)</span>}
+              {/* A separator for screen readers ("year, integer", not "yearinteger"); the margin shows one. */}
+              <span className="sr-only">,</span>{" "}
               <span className="ml-2 text-xs font-normal text-slate-500">{type}</span>
             </label>
             {input}
