@@ -59,6 +59,17 @@ test("the five-project limit is shown before it is reached", async ({ page }) =>
   await expect(page.getByText("Use 2 to 63 lowercase letters", { exact: false })).toBeVisible();
   await expect(page.getByRole("button", { name: "Create project" })).toBeDisabled();
 
+  // A taken id is said under Project ID, and goes once the id changes.
+  const taken = `limit-1-taken-${Date.now().toString(36)}`;
+  await createProjectViaApi(await signUpViaApi(uniqueEmail("other"), password), taken);
+  await page.getByLabel("Project ID").fill(taken);
+  await page.getByRole("button", { name: "Create project" }).click();
+  const idField = page.getByRole("textbox", { name: /^Project ID/ });
+  await expect(idField).toHaveAccessibleDescription(/Project already exists\./);
+  await expect(page.getByRole("alert").filter({ hasText: "Project already exists." })).toHaveCount(0);
+  await page.getByLabel("Project ID").fill(`${taken}-x`);
+  await expect(page.getByText("Project already exists.")).toHaveCount(0);
+
   await createProjectViaApi(session, `limit-4-${Date.now().toString(36)}`);
   await page.reload();
   const fifth = `fifth ${Date.now().toString(36)}`;

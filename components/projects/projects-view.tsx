@@ -85,6 +85,8 @@ function CreateProjectCard({ ownedCount, limit, atLimit }: { ownedCount: number;
   const projectId = idEdited ? id : slugify(name);
   const idValid = new RegExp(PROJECT_ID_PATTERN).test(projectId);
   const error = create.error instanceof ApiError ? create.error : undefined;
+  // A taken id (409) is about the Project ID: said there, not above the form.
+  const idTaken = error?.status === 409 ? error.message : undefined;
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
@@ -113,7 +115,7 @@ function CreateProjectCard({ ownedCount, limit, atLimit }: { ownedCount: number;
         </Alert>
       ) : (
         <form onSubmit={submit} className="space-y-4" noValidate>
-          {create.error && !(error && error.errors.length) && <Alert>{describeError(create.error)}</Alert>}
+          {create.error && !(error && error.errors.length) && !idTaken && <Alert>{describeError(create.error)}</Alert>}
           <TextField label="Name" name="name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} error={error?.errorFor("name")} />
           <TextField
             label="Project ID"
@@ -124,10 +126,12 @@ function CreateProjectCard({ ownedCount, limit, atLimit }: { ownedCount: number;
             onChange={(e) => {
               setIdEdited(true);
               setId(e.target.value.toLowerCase());
+              // The answer was about the id as it was: a new one has not been refused.
+              if (create.error) create.reset();
             }}
             hint="Lowercase letters, digits and dashes, starting with a letter. It names the project in API addresses and cannot change."
             error={
-              projectId && !idValid ? "Use 2 to 63 lowercase letters, digits and dashes, starting with a letter." : error?.errorFor("_id")
+              projectId && !idValid ? "Use 2 to 63 lowercase letters, digits and dashes, starting with a letter." : (idTaken ?? error?.errorFor("_id"))
             }
           />
           <Button type="submit" className="w-full" disabled={create.isPending || !idValid}>
