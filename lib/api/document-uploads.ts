@@ -5,6 +5,7 @@ import type { ApiEnv } from "../http/env";
 import { readProperty } from "../documents/document-property";
 import { readUploadBody } from "../http/upload-body";
 import { parseProcessOnly } from "../processors/process-only";
+import { withCurrentFileRecords } from "../files/files-collection";
 
 /**
  * File parts on the documents routes (CONTRACT §5-6). `readDocumentMultipart` replaces
@@ -50,8 +51,10 @@ export async function uploadedDocument(
     },
     { collectionId, write, fields, uploads },
   );
+  // As a read shows it: the other file records it holds as they are now (lib/api/documents.ts asRead).
+  const [fresh] = await withCurrentFileRecords(project._id, collectionId, [doc]);
   // A property path answers the property's new value, 201 when it was absent (CONTRACT §5).
-  if (write.kind === "set") return c.json(readProperty(doc, write.path) as object, created ? 201 : 200);
-  return c.json(doc, write.kind === "create" || (write.kind === "save" && created) ? 201 : 200);
+  if (write.kind === "set") return c.json(readProperty(fresh, write.path) as object, created ? 201 : 200);
+  return c.json(fresh, write.kind === "create" || (write.kind === "save" && created) ? 201 : 200);
 }
 

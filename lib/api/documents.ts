@@ -92,7 +92,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
         const uploaded = await uploadedDocument(c, collectionId, { kind: "create" }, body);
         if (uploaded) return uploaded;
         const doc = await createDocument(requestScope(c), { collectionId, body });
-        return c.json(doc, 201);
+        return c.json(await asRead(c, collectionId, doc), 201);
       },
     ),
   );
@@ -117,7 +117,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const body = await readDocumentBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "create", id }, body);
     if (uploaded) return uploaded;
-    return c.json(await createDocument(requestScope(c), { collectionId, id, body }), 201);
+    return c.json(await asRead(c, collectionId, await createDocument(requestScope(c), { collectionId, id, body })), 201);
   }));
   app.put(BASE, async (c) => {
     // The id is in the body (or generated): the original service's save without a path id.
@@ -130,7 +130,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
       await authorizeUploads(c, () => allow(c, "write", collectionId));
       const uploaded = await uploadedDocument(c, collectionId, { kind: "create" }, body);
       if (uploaded) return uploaded;
-      return c.json(await createDocument(requestScope(c), { collectionId, body }), 201);
+      return c.json(await asRead(c, collectionId, await createDocument(requestScope(c), { collectionId, body })), 201);
     }
     return save(c, collectionId, body._id, body);
   });
@@ -147,7 +147,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const patch = await readDocumentBody(c);
     const uploaded = await uploadedDocument(c, collectionId, { kind: "patch", id }, patch);
     if (uploaded) return uploaded;
-    return c.json(await patchDocument(requestScope(c), { collectionId, id, patch, mode: patchModeOf(c.req.header("content-type")) }));
+    return c.json(await asRead(c, collectionId, await patchDocument(requestScope(c), { collectionId, id, patch, mode: patchModeOf(c.req.header("content-type")) })));
   });
   app.delete(`${BASE}/:id`, async (c) => {
     const id = pathParam(c, "id");
@@ -169,21 +169,21 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const uploaded = await uploadedDocument(c, collectionId, { kind: "set", id, path: propertyPath(c) }, value as Record<string, unknown>);
     if (uploaded) return uploaded;
     const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value });
-    return c.json(set.value as object, set.created ? 201 : 200);
+    return c.json((await currentFileValue(c.get("project")._id, collectionId, id, set.value)) as object, set.created ? 201 : 200);
   });
   // POST creates the property (409 when present), PATCH changes it (404 when absent); JSON bodies.
   app.post(`${BASE}/:id/:path{.+}`, withActions({}, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);
     const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonValue(c), write: { kind: "create" } });
-    return c.json(set.value as object, 201);
+    return c.json((await currentFileValue(c.get("project")._id, collectionId, id, set.value)) as object, 201);
   }));
   app.patch(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "update", id);
     const write = { kind: "patch", mode: patchModeOf(c.req.header("content-type")) } as const;
     const set = await setDocumentProperty(requestScope(c), { collectionId, id, path: propertyPath(c), value: await readJsonValue(c), write });
-    return c.json(set.value as object, 200);
+    return c.json((await currentFileValue(c.get("project")._id, collectionId, id, set.value)) as object, 200);
   });
   app.delete(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");
@@ -193,13 +193,22 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
   });
 }
 
+/**
+ * A written document as a read shows it: the file records it holds as they are now (the stored
+ * copies' `last_access` ages), so the write's answer and a read agree (seed: one record).
+ */
+async function asRead(c: Context<ApiEnv>, collectionId: string, doc: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const [fresh] = await withCurrentFileRecords(c.get("project")._id, collectionId, [doc]);
+  return fresh;
+}
+
 /** PUT: creates (201) or replaces (200) the document `id`, the action checked once it is known. */
 async function save(c: Context<ApiEnv>, collectionId: string, id: string, body: Record<string, unknown>) {
   const authorize = (action: Action) => allow(c, action, collectionId, id);
   const uploaded = await uploadedDocument(c, collectionId, { kind: "save", id, authorize }, body);
   if (uploaded) return uploaded;
   const { doc, created } = await saveDocument(requestScope(c), { collectionId, id, body, authorize });
-  return c.json(doc, created ? 201 : 200);
+  return c.json(await asRead(c, collectionId, doc), created ? 201 : 200);
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {

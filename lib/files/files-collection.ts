@@ -35,20 +35,31 @@ export async function listFiles(projectId: string): Promise<FileRecord[]> {
 }
 
 /**
- * A property value as the API shows it: a file record (or an array of them) is replaced by the
+ * A property value as the API shows it: each file record in it, at any depth, replaced by the
  * authoritative record from `files` (fresh `last_access`), so a property path and `_files` answer
- * the same JSON. Anything else is returned unchanged.
+ * the same JSON. Anything else is returned unchanged; no query without a record.
  */
 export async function currentFileValue(projectId: string, collectionId: string, documentId: string, value: unknown): Promise<unknown> {
-  const shaped = Array.isArray(value) ? value.filter(isFileRecordShape) : isFileRecordShape(value) ? [value] : [];
-  if (shaped.length === 0) return value;
+  const ids = fileIdsIn(value);
+  if (ids.size === 0) return value;
   const rows = await query<FileRow>(
     sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id = ${documentId}
-        AND id = ANY(${shaped.map((r) => r._id)}::text[])`,
+        AND id = ANY(${[...ids]}::text[])`,
   );
-  const byId = new Map(rows.map((r) => [r.id, fileRecord(r)]));
-  const current = (v: unknown) => (isFileRecordShape(v) ? byId.get(v._id) ?? v : v);
-  return Array.isArray(value) ? value.map(current) : current(value);
+  return refreshRecords(value, new Map(rows.map((r) => [r.id, r])), documentId);
+}
+
+/** `value` with each record whose row (of document `documentId`) is known replaced by that row's record. */
+function refreshRecords(value: unknown, rows: Map<string, FileRow>, documentId: unknown): unknown {
+  if (Array.isArray(value)) return value.map((item) => refreshRecords(item, rows, documentId));
+  if (!value || typeof value !== "object") return value;
+  if (isFileRecordShape(value)) {
+    const row = rows.get(value._id);
+    return row && row.document_id === documentId ? fileRecord(row) : value;
+  }
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) setOwn(out, key, refreshRecords(item, rows, documentId));
+  return out;
 }
 
 /**
@@ -66,18 +77,7 @@ export async function withCurrentFileRecords<T extends Record<string, unknown>>(
     sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND id = ANY(${[...ids]}::text[])`,
   );
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const refresh = (value: unknown, documentId: unknown): unknown => {
-    if (Array.isArray(value)) return value.map((item) => refresh(item, documentId));
-    if (!value || typeof value !== "object") return value;
-    if (isFileRecordShape(value)) {
-      const row = byId.get(value._id);
-      return row && row.document_id === documentId ? fileRecord(row) : value;
-    }
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) setOwn(out, key, refresh(item, documentId));
-    return out;
-  };
-  return docs.map((doc, i) => (idsOf[i].size === 0 ? doc : (refresh(doc, doc._id) as T)));
+  return docs.map((doc, i) => (idsOf[i].size === 0 ? doc : (refreshRecords(doc, byId, doc._id) as T)));
 }
 
 /**

@@ -60,6 +60,11 @@ describe("files in document properties", () => {
     expect(JSON.stringify(read.body.meta.avatar)).toBe(live);
     const listed = await server.request(`${docs("notes")}/?filter=${encodeURIComponent('{"_id":"n1"}')}`, { project, token });
     expect(JSON.stringify(listed.body.items[0].meta.avatar)).toBe(live);
+    // A write's answer shows the record as a read does, on the document and on a property path.
+    const written = await server.request(`${docs("notes")}/n1/`, { project, token, method: "PATCH", json: { title: "edited" } });
+    expect(JSON.stringify(written.body.meta.avatar)).toBe(live);
+    const property = await server.request(`${docs("notes")}/n1/meta/`, { project, token, method: "PATCH", json: { note: 1 } });
+    expect(JSON.stringify(property.body.avatar)).toBe(live);
     // Paths inside a file record are not writable: the record changes only by uploading.
     for (const method of ["PUT", "POST", "PATCH", "DELETE"]) {
       const inside = await server.request(`${docs("notes")}/n1/meta/avatar/name/`, { project, token, method, json: method === "DELETE" ? undefined : "other.png" });
