@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { can } from "../auth/can";
-import type { Action } from "../auth/principal";
+import type { Action, Allow } from "../auth/principal";
 import { createToken, deleteToken, getToken, listTokens, tokenIdOf, updateToken } from "../auth/tokens";
 import { forbidden } from "../errors";
 import { withActions } from "../http/actions";
@@ -46,7 +46,7 @@ export function bindTokensApi(app: ProjectRoutes): void {
       },
     }, async (c) => {
       allow(c, "write");
-      return c.json(await createToken(c.get("project")._id, await readJsonObject(c)), 201);
+      return c.json(await createToken(c.get("project")._id, await readJsonObject(c), undefined, grantorOf(c)), 201);
     }),
   );
   app.get(`${BASE}/:id`, async (c) => {
@@ -57,7 +57,7 @@ export function bindTokensApi(app: ProjectRoutes): void {
   // No verb applies to one token: an X-Action is refused (400, 403 for a list verb), never a create.
   app.post(`${BASE}/:id`, withActions({}, async (c) => {
     allow(c, "write", pathParam(c, "id"));
-    return c.json(await createToken(c.get("project")._id, await readJsonObject(c), pathParam(c, "id")), 201);
+    return c.json(await createToken(c.get("project")._id, await readJsonObject(c), pathParam(c, "id"), grantorOf(c)), 201);
   }));
   app.put(`${BASE}/:id`, async (c) => save(c, pathParam(c, "id"), await readJsonObject(c)));
   // PUT without an id in the path (CONTRACT §5): saves the body's `_id`, or creates one.
@@ -65,7 +65,7 @@ export function bindTokensApi(app: ProjectRoutes): void {
     const body = await readJsonObject(c);
     if (typeof body._id === "string") return save(c, body._id, body);
     allow(c, "write");
-    return c.json(await createToken(c.get("project")._id, body), 201);
+    return c.json(await createToken(c.get("project")._id, body, undefined, grantorOf(c)), 201);
   });
   app.patch(`${BASE}/:id`, async (c) => {
     const projectId = c.get("project")._id;
@@ -75,9 +75,9 @@ export function bindTokensApi(app: ProjectRoutes): void {
     if (patchModeOf(c.req.header("content-type")) === "merge") {
       // RFC 7396 on the token as shown, saved whole: a key the patch removes takes its default.
       const merged = mergePatch(await getToken(projectId, id), body) as Record<string, unknown>;
-      return c.json(await updateToken(projectId, id, merged, "replace"));
+      return c.json(await updateToken(projectId, id, merged, "replace", grantorOf(c)));
     }
-    return c.json(await updateToken(projectId, id, body, "merge"));
+    return c.json(await updateToken(projectId, id, body, "merge", grantorOf(c)));
   });
   app.delete(`${BASE}/:id`, async (c) => {
     allow(c, "delete", pathParam(c, "id"));
@@ -86,14 +86,20 @@ export function bindTokensApi(app: ProjectRoutes): void {
   });
 }
 
+/** A token's own rights bound what it grants; a person managing tokens (owner, admin) is not bound. */
+function grantorOf(c: Context<ApiEnv>): Allow | undefined {
+  const principal = c.get("principal");
+  return principal.kind === "token" ? principal.allow : undefined;
+}
+
 async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown>) {
   const projectId = c.get("project")._id;
   if (!(await tokenIdOf(projectId, id))) {
     allow(c, "write", id);
-    return c.json(await createToken(projectId, body, id), 201);
+    return c.json(await createToken(projectId, body, id, grantorOf(c)), 201);
   }
   allow(c, "update", id);
-  return c.json(await updateToken(projectId, id, body, "replace"));
+  return c.json(await updateToken(projectId, id, body, "replace", grantorOf(c)));
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {

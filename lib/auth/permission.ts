@@ -59,3 +59,24 @@ function invalid(message: string) {
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/**
+ * Whether `holder` grants at least everything `wanted` does: a token that may write `_tokens`
+ * makes or widens tokens only within its own rights (never `all`, never a collection it cannot
+ * reach), so managing tokens is no way to more access.
+ */
+export function coversPermission(holder: Allow, wanted: Allow): boolean {
+  if (holder.all) return true;
+  if (wanted.all) return false;
+  return ACTIONS.every((action) => wanted[action].every((entry) => coversEntry(holder[action], entry)));
+}
+
+function coversEntry(held: PermissionEntry[], entry: PermissionEntry): boolean {
+  const where = typeof entry === "string" ? entry : entry.where;
+  const documentId = typeof entry === "string" ? undefined : entry.what_id;
+  return held.some((h) => {
+    if (typeof h === "string") return h === where;
+    if (h.where !== where) return false;
+    return h.what_id === undefined || h.what_id === documentId;
+  });
+}

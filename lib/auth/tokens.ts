@@ -1,7 +1,7 @@
-import { conflict, notFound, validationError } from "../errors";
+import { conflict, forbidden, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
 import { whileNarrowingAccess } from "./auth-cache";
-import { normalizePermission } from "./permission";
+import { coversPermission, normalizePermission } from "./permission";
 import type { Allow } from "./principal";
 import { generateId, hashSecret, randomSecret } from "./secrets";
 
@@ -59,12 +59,14 @@ export async function createToken(
   projectId: string,
   body: Record<string, unknown>,
   pathId?: string,
+  grantor?: Allow,
 ): Promise<TokenView & { token: string }> {
   if (pathId !== undefined && body._id !== undefined && body._id !== pathId) throw invalid("_id", "must match the id in the path");
   if (body._id !== undefined && (typeof body._id !== "string" || !TOKEN_ID.test(body._id))) throw invalid("_id", "must be 1-64 of A-Z a-z 0-9 _ . @ -");
   const id = pathId ?? (body._id as string | undefined) ?? generateId();
   if (!TOKEN_ID.test(id)) throw invalid("_id", "must be 1-64 of A-Z a-z 0-9 _ . @ -");
   const fields = parseTokenFields(body, { name: "", isActive: true, permission: normalizePermission(undefined) });
+  checkGrant(grantor, fields.permission);
   const secret = randomSecret(32);
   // A key that is a live token's secret addresses that token (§9), so it is taken as its id is:
   // a record under it would show the secret in lists and take its GET, PATCH and DELETE.
@@ -81,6 +83,7 @@ export async function updateToken(
   key: string,
   body: Record<string, unknown>,
   mode: "merge" | "replace",
+  grantor?: Allow,
 ): Promise<TokenView> {
   const current = await getToken(projectId, key);
   const id = (await tokenIdOf(projectId, key))!;
@@ -92,6 +95,8 @@ export async function updateToken(
       ? { name: current.name, isActive: current.is_active, permission: current.permission.allow }
       : { name: "", isActive: true, permission: normalizePermission(undefined) };
   const fields = parseTokenFields(body, base);
+  // Only a change of rights is bound by the grantor's: renaming or deactivating a wider token is not a grant.
+  if (JSON.stringify(fields.permission) !== JSON.stringify(current.permission.allow)) checkGrant(grantor, fields.permission);
   const row = await whileNarrowingAccess(() =>
     prisma().token.update({
       where: { projectId_id: { projectId, id } },
@@ -105,6 +110,11 @@ export async function deleteToken(projectId: string, key: string): Promise<void>
   const id = await tokenIdOf(projectId, key);
   const { count } = id ? await whileNarrowingAccess(() => prisma().token.deleteMany({ where: { projectId, id } })) : { count: 0 };
   if (!count) throw notFound("Document not found.");
+}
+
+/** `grantor`: the rights of the token making the change (a person's session has none to exceed). */
+function checkGrant(grantor: Allow | undefined, wanted: Allow): void {
+  if (grantor && !coversPermission(grantor, wanted)) throw forbidden("A token cannot grant more than it holds");
 }
 
 function parseTokenFields(body: Record<string, unknown>, base: { name: string; isActive: boolean; permission: Allow }) {

@@ -189,6 +189,35 @@ describe("tokens", () => {
     expect(create.status).toBe(403);
   });
 
+  it("a token that manages tokens grants only what it holds itself (no escalation)", async () => {
+    const manager = await createToken(server, owner.session, owner.project, { allow: { read: ["posts", { what: "document", where: "notes", what_id: "n1" }], write: ["_tokens"], update: ["_tokens"] } });
+    const as = { project: owner.project, token: manager };
+    const refused: unknown[] = [
+      { allow: { all: true } },
+      { allow: { read: ["secrets"] } },
+      { allow: { read: ["notes"] } },
+      { allow: { read: [{ what: "document", where: "notes", what_id: "n2" }] } },
+      { allow: { delete: ["posts"] } },
+    ];
+    for (const permission of refused) {
+      const res = await server.request(base, { ...as, json: { name: "wider", permission } });
+      expect(res.status, JSON.stringify(permission)).toBe(403);
+      expect(res.body.message).toBe("A token cannot grant more than it holds");
+    }
+    const within = await server.request(base, { ...as, json: { _id: "narrow", name: "narrow", permission: { allow: { read: ["posts", { what: "document", where: "notes", what_id: "n1" }] } } } });
+    expect(within.status, within.text).toBe(201);
+    // Nor can it widen a token, itself included; renaming is no grant.
+    const widen = await server.request(`${base}narrow/`, { ...as, method: "PATCH", json: { permission: { allow: { all: true } } } });
+    expect(widen.status).toBe(403);
+    const self = await server.request(`${base}${manager}/`, { ...as, method: "PATCH", json: { permission: { allow: { all: true } } } });
+    expect(self.status).toBe(403);
+    expect((await server.request(`${base}narrow/`, { ...as, method: "PATCH", json: { name: "renamed" } })).status).toBe(200);
+    await server.request(base, { project: owner.project, token: owner.token, json: { _id: "wide", name: "wide", permission: { allow: { all: true } } } });
+    expect((await server.request(`${base}wide/`, { ...as, method: "PATCH", json: { name: "renamed wide" } })).status).toBe(200);
+    // A person who manages tokens (owner, admin) is not bound by a token's rights.
+    expect((await server.request(base, { project: owner.project, session: owner.session, json: { name: "by owner", permission: { allow: { all: true } } } })).status).toBe(201);
+  });
+
   it("a taken id is 409, an unknown id is 404", async () => {
     await server.request(base, { project: owner.project, token: owner.token, json: { _id: "dup" } });
     const again = await server.request(base, { project: owner.project, token: owner.token, json: { _id: "dup" } });
