@@ -57,7 +57,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
       },
       async (c) => {
         allow(c, "write");
-        return c.json(await createHook(c.get("project")._id, await readJsonObject(c)), 201);
+        return c.json(await createHook(c.get("project")._id, await readJsonObject(c), undefined, watchCheck(c)), 201);
       },
     ),
   );
@@ -82,7 +82,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
       },
       async (c) => {
         allow(c, "write", pathParam(c, "id"));
-        return c.json(await createHook(c.get("project")._id, await readJsonObject(c), pathParam(c, "id")), 201);
+        return c.json(await createHook(c.get("project")._id, await readJsonObject(c), pathParam(c, "id"), watchCheck(c)), 201);
       },
     ),
   );
@@ -92,7 +92,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
     const body = await readJsonObject(c);
     if (typeof body._id === "string") return save(c, body._id, body);
     allow(c, "write");
-    return c.json(await createHook(c.get("project")._id, body), 201);
+    return c.json(await createHook(c.get("project")._id, body, undefined, watchCheck(c)), 201);
   });
   app.patch(`${HOOKS}/:id`, async (c) => {
     const projectId = c.get("project")._id;
@@ -103,9 +103,10 @@ export function bindHooksApi(app: ProjectRoutes): void {
       // RFC 7396 on the hook as stored, saved whole: a key the patch removes takes its default.
       const current = await getHook(projectId, id);
       const merged = mergePatch(current, body) as Record<string, unknown>;
-      return c.json((await saveHook(projectId, id, merged)).hook);
+      const redirected = merged.collection !== current.collection || merged.url !== current.url;
+      return c.json((await saveHook(projectId, id, merged, redirected ? watchCheck(c) : undefined)).hook);
     }
-    return c.json(await patchHook(projectId, id, body));
+    return c.json(await patchHook(projectId, id, body, watchCheck(c)));
   });
   app.delete(`${HOOKS}/:id`, async (c) => {
     allow(c, "delete", pathParam(c, "id"));
@@ -156,10 +157,17 @@ export function bindHooksApi(app: ProjectRoutes): void {
   });
 }
 
+/** A hook delivers its collection's documents: its writer must be able to read them (no way round read grants). */
+function watchCheck(c: Context<ApiEnv>): (collection: string) => void {
+  return (collection) => {
+    if (!can(c.get("principal"), "read", { collection })) throw forbidden(`Not allowed to read in collection ${collection}: a hook would deliver its documents`);
+  };
+}
+
 async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown>) {
   const projectId = c.get("project")._id;
   allow(c, (await hookExists(projectId, id)) ? "update" : "write", id);
-  const { hook, created } = await saveHook(projectId, id, body);
+  const { hook, created } = await saveHook(projectId, id, body, watchCheck(c));
   return c.json(hook, created ? 201 : 200);
 }
 

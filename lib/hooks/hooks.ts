@@ -24,9 +24,16 @@ export async function hookExists(projectId: string, id: string): Promise<boolean
   return (await queryOne(sql`SELECT 1 FROM hooks WHERE project_id = ${projectId} AND id = ${id}`)) !== undefined;
 }
 
+/**
+ * Checks, before a hook is written, that its writer may read the collection it watches (a hook
+ * delivers that collection's documents): throws to refuse.
+ */
+export type WatchCheck = (collection: string) => void;
+
 /** POST: a new hook (409 when the id is taken). */
-export async function createHook(projectId: string, body: Record<string, unknown>, pathId?: string): Promise<Hook> {
+export async function createHook(projectId: string, body: Record<string, unknown>, pathId?: string, mayWatch?: WatchCheck): Promise<Hook> {
   const hook = await parseHook(newDocumentId(body._id, pathId), body);
+  mayWatch?.(hook.collection);
   const rows = await query<{ data: Hook }>(
     sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data)
         VALUES (${projectId}, ${hook._id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb)
@@ -37,8 +44,9 @@ export async function createHook(projectId: string, body: Record<string, unknown
 }
 
 /** PUT: the hook replaced by `body` (defaults for what it leaves out), or created. */
-export async function saveHook(projectId: string, id: string, body: Record<string, unknown>): Promise<{ hook: Hook; created: boolean }> {
+export async function saveHook(projectId: string, id: string, body: Record<string, unknown>, mayWatch?: WatchCheck): Promise<{ hook: Hook; created: boolean }> {
   const hook = await parseHook(newDocumentId(body._id, id), body);
+  mayWatch?.(hook.collection);
   const [row] = await query<{ data: Hook; created: boolean }>(
     sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data)
         VALUES (${projectId}, ${id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb)
@@ -50,12 +58,14 @@ export async function saveHook(projectId: string, id: string, body: Record<strin
 }
 
 /** PATCH: `body`'s top-level keys replace the stored ones; the result is validated whole. */
-export async function patchHook(projectId: string, id: string, body: Record<string, unknown>): Promise<Hook> {
+export async function patchHook(projectId: string, id: string, body: Record<string, unknown>, mayWatch?: WatchCheck): Promise<Hook> {
   return transaction(async (client) => {
     const row = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
     if (!row) throw notFound("Document not found.");
     const { _id, ...changes } = body;
     const hook = await parseHook(id, changes, row.data);
+    // Where deliveries go, or what they carry, changes: as a new hook would.
+    if (hook.collection !== row.data.collection || hook.url !== row.data.url) mayWatch?.(hook.collection);
     await query(
       sql`UPDATE hooks SET collection_id = ${hook.collection}, is_active = ${hook.is_active}, data = ${JSON.stringify(hook)}::jsonb, updated_at = now()
           WHERE project_id = ${projectId} AND id = ${id}`,

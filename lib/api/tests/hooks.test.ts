@@ -545,7 +545,27 @@ describe("isolation", () => {
     expect(patched.status, patched.text).toBe(200);
     expect((await t.server.request(`${hooksPath}other-hook/`, asGrant({ method: "PATCH", json: { name: "No" } }))).status).toBe(403);
     expect((await t.server.request(hooksPath, asGrant({ json: { collection: "books", url: `${receiver.url}/ok` } }))).status).toBe(403);
+    // Pointing it elsewhere would deliver documents of a collection the token cannot read.
+    const redirect = await t.server.request(`${hooksPath}granted/`, asGrant({ method: "PATCH", json: { url: `${receiver.url}/mine` } }));
+    expect(redirect.status, redirect.text).toBe(403);
+    expect(redirect.body.message).toBe("Not allowed to read in collection books: a hook would deliver its documents");
+    expect((await t.server.request(`${hooksPath}granted/`, asGrant({ method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: JSON.stringify({ collection: "other" }) }))).status).toBe(403);
     expect((await t.server.request(`${hooksPath}granted/`, asGrant({ method: "DELETE" }))).status).toBe(204);
     expect((await t.server.request(`${hooksPath}other-hook/`, as({ method: "DELETE" }))).status).toBe(204);
+  });
+
+  it("a token makes hooks only on collections it may read (a hook would deliver their documents)", async () => {
+    const minted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["open"], write: ["_hooks"], update: ["_hooks"] } } } }));
+    const asHookMaker = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: minted.body.token, ...extra });
+    for (const collection of ["secret", "_files"]) {
+      const refused = await t.server.request(hooksPath, asHookMaker({ json: { collection, url: `${receiver.url}/ok` } }));
+      expect(refused.status, refused.text).toBe(403);
+    }
+    const made = await t.server.request(hooksPath, asHookMaker({ json: { _id: "open-hook", collection: "open", url: `${receiver.url}/ok` } }));
+    expect(made.status, made.text).toBe(201);
+    expect((await t.server.request(`${hooksPath}open-hook/`, asHookMaker({ method: "PATCH", json: { collection: "secret" } }))).status).toBe(403);
+    expect((await t.server.request(`${hooksPath}open-hook/`, asHookMaker({ method: "PUT", json: { collection: "secret", url: `${receiver.url}/ok` } }))).status).toBe(403);
+    expect((await t.server.request(`${hooksPath}open-hook/`, as({ method: "GET" }))).body.collection).toBe("open");
+    expect((await t.server.request(`${hooksPath}open-hook/`, as({ method: "DELETE" }))).status).toBe(204);
   });
 });
