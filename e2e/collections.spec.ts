@@ -163,6 +163,10 @@ test("collections: schema, documents, filter, sort, search, bulk delete", async 
     await page.getByRole("button", { name: "Apply filter" }).click();
     await expect(page.getByTestId("json-errors")).toContainText("$later");
     await snap(page, "documents-filter-error", { phone: true });
+    // Editing the filter: the answer about the old one goes; the new text's own error shows alone.
+    await fillJson(page, "Filter", '{"year": ');
+    await expect(page.getByTestId("json-errors")).toContainText("Invalid JSON");
+    await expect(page.getByTestId("json-errors")).not.toContainText("$later");
     await page.getByRole("button", { name: "Clear" }).click();
     await expect(page.getByTestId("documents-total")).toHaveText("4 documents · page 1 of 1");
   });

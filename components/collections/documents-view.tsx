@@ -162,7 +162,8 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               rows={2}
               value={filterText}
               onChange={setFilterText}
-              errors={[...(parsedFilter.ok ? [] : [parsedFilter.error]), ...(filterError && filterText.trim() ? [filterError] : [])]}
+              // The server's answer was about the filter applied: shown while the box still holds it.
+              errors={[...(parsedFilter.ok ? [] : [parsedFilter.error]), ...(filterError && parsedFilter.ok && JSON.stringify(parsedFilter.value) === JSON.stringify(filter) ? [filterError] : [])]}
               hint={
                 <>
                   MongoDB-style JSON, e.g. <code>{'{"year": {"$gte": 2000}}'}</code>. Empty shows everything.
