@@ -109,6 +109,10 @@ async function invite(c: Context<ApiEnv>, body: Record<string, unknown>, email?:
 }
 
 function allow(c: Context<ApiEnv>, action: Action, documentId?: string): void {
-  if (!can(c.get("principal"), action, { collection: "_users", documentId, manage: true }))
-    throw forbidden("Not allowed to manage members");
+  const principal = c.get("principal");
+  if (!can(principal, action, { collection: "_users", documentId, manage: true })) throw forbidden("Not allowed to manage members");
+  // A member reads every collection and an admin manages the project: a token short of
+  // `allow.all` naming `_users` may list and remove members, never make or change one.
+  if (principal.kind === "token" && !principal.allow.all && (action === "write" || action === "update"))
+    throw forbidden("A token cannot grant more than it holds: inviting or changing members needs allow.all");
 }

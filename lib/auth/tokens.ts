@@ -95,8 +95,10 @@ export async function updateToken(
       ? { name: current.name, isActive: current.is_active, permission: current.permission.allow }
       : { name: "", isActive: true, permission: normalizePermission(undefined) };
   const fields = parseTokenFields(body, base);
-  // Only a change of rights is bound by the grantor's: renaming or deactivating a wider token is not a grant.
-  if (JSON.stringify(fields.permission) !== JSON.stringify(current.permission.allow)) checkGrant(grantor, fields.permission);
+  // A change of rights, or turning a token back on, is bound by the grantor's: renaming or
+  // deactivating a wider token is not a grant, reactivating one is.
+  const reactivated = fields.isActive && !current.is_active;
+  if (reactivated || JSON.stringify(fields.permission) !== JSON.stringify(current.permission.allow)) checkGrant(grantor, fields.permission);
   const row = await whileNarrowingAccess(() =>
     prisma().token.update({
       where: { projectId_id: { projectId, id } },
@@ -113,7 +115,7 @@ export async function deleteToken(projectId: string, key: string): Promise<void>
 }
 
 /** `grantor`: the rights of the token making the change (a person's session has none to exceed). */
-function checkGrant(grantor: Allow | undefined, wanted: Allow): void {
+export function checkGrant(grantor: Allow | undefined, wanted: Allow): void {
   if (grantor && !coversPermission(grantor, wanted)) throw forbidden("A token cannot grant more than it holds");
 }
 

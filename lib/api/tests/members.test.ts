@@ -318,6 +318,15 @@ describe("_users", () => {
     expect(server.smtp.messages.find((m) => m.text.includes(token))!.text).toContain("A project token");
     const reader = await createToken(server, owner.session, owner.project, { allow: { read: ["posts"], write: ["posts"] } });
     expect((await invite(uniqueEmail(), {}, { project: owner.project, token: reader })).status).toBe(403);
+    // Naming _users is no way to admins: such a token lists and removes members, never makes or changes one.
+    const usersToken = await createToken(server, owner.session, owner.project, { allow: { read: ["_users"], write: ["_users"], update: ["_users"], delete: ["_users"] } });
+    const asUsers = { project: owner.project, token: usersToken };
+    const made = await invite(uniqueEmail(), { role: "admin" }, asUsers);
+    expect(made.status).toBe(403);
+    expect(made.body.message).toBe("A token cannot grant more than it holds: inviting or changing members needs allow.all");
+    expect((await server.request(`${USERS}${email}/`, { ...asUsers, method: "PATCH", json: { role: "admin" } })).status).toBe(403);
+    expect((await server.request(USERS, asUsers)).status).toBe(200);
+    expect((await server.request(`${USERS}${email}/`, { ...asUsers, method: "DELETE" })).status).toBe(204);
   });
 
   it("a member of project A has nothing in project B", async () => {

@@ -214,6 +214,10 @@ describe("tokens", () => {
     expect((await server.request(`${base}narrow/`, { ...as, method: "PATCH", json: { name: "renamed" } })).status).toBe(200);
     await server.request(base, { project: owner.project, token: owner.token, json: { _id: "wide", name: "wide", permission: { allow: { all: true } } } });
     expect((await server.request(`${base}wide/`, { ...as, method: "PATCH", json: { name: "renamed wide" } })).status).toBe(200);
+    // Deactivating a wider token narrows; turning it back on is a grant.
+    expect((await server.request(`${base}wide/`, { ...as, method: "PATCH", json: { is_active: false } })).status).toBe(200);
+    expect((await server.request(`${base}wide/`, { ...as, method: "PATCH", json: { is_active: true } })).status).toBe(403);
+    expect((await server.request(`${base}wide/`, { project: owner.project, token: owner.token })).body.is_active).toBe(false);
     // A person who manages tokens (owner, admin) is not bound by a token's rights.
     expect((await server.request(base, { project: owner.project, session: owner.session, json: { name: "by owner", permission: { allow: { all: true } } } })).status).toBe(201);
   });
