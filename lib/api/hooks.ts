@@ -57,7 +57,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
       },
       async (c) => {
         allow(c, "write");
-        return c.json(await createHook(c.get("project")._id, await readJsonObject(c), undefined, watchCheck(c)), 201);
+        return c.json(hookView(await createHook(c.get("project")._id, await readJsonObject(c), undefined, watchCheck(c)), mayManage(c)), 201);
       },
     ),
   );
@@ -82,7 +82,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
       },
       async (c) => {
         allow(c, "write", pathParam(c, "id"));
-        return c.json(await createHook(c.get("project")._id, await readJsonObject(c), pathParam(c, "id"), watchCheck(c)), 201);
+        return c.json(hookView(await createHook(c.get("project")._id, await readJsonObject(c), pathParam(c, "id"), watchCheck(c)), mayManage(c)), 201);
       },
     ),
   );
@@ -92,7 +92,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
     const body = await readJsonObject(c);
     if (typeof body._id === "string") return save(c, body._id, body);
     allow(c, "write");
-    return c.json(await createHook(c.get("project")._id, body, undefined, watchCheck(c)), 201);
+    return c.json(hookView(await createHook(c.get("project")._id, body, undefined, watchCheck(c)), mayManage(c)), 201);
   });
   app.patch(`${HOOKS}/:id`, async (c) => {
     const projectId = c.get("project")._id;
@@ -104,9 +104,9 @@ export function bindHooksApi(app: ProjectRoutes): void {
       const current = await getHook(projectId, id);
       const merged = mergePatch(current, body) as Record<string, unknown>;
       const redirected = merged.collection !== current.collection || merged.url !== current.url;
-      return c.json((await saveHook(projectId, id, merged, redirected ? watchCheck(c) : undefined)).hook);
+      return c.json(hookView((await saveHook(projectId, id, merged, redirected ? watchCheck(c) : undefined)).hook, mayManage(c)));
     }
-    return c.json(await patchHook(projectId, id, body, watchCheck(c)));
+    return c.json(hookView(await patchHook(projectId, id, body, watchCheck(c)), mayManage(c)));
   });
   app.delete(`${HOOKS}/:id`, async (c) => {
     allow(c, "delete", pathParam(c, "id"));
@@ -168,7 +168,7 @@ async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown
   const projectId = c.get("project")._id;
   allow(c, (await hookExists(projectId, id)) ? "update" : "write", id);
   const { hook, created } = await saveHook(projectId, id, body, watchCheck(c));
-  return c.json(hook, created ? 201 : 200);
+  return c.json(hookView(hook, mayManage(c)), created ? 201 : 200);
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {

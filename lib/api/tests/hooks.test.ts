@@ -536,13 +536,17 @@ describe("isolation", () => {
   });
 
   it("a token's per-document grant on one hook reaches that hook only", async () => {
-    await createHook({ _id: "granted", collection: "books", url: `${receiver.url}/ok` });
+    await createHook({ _id: "granted", collection: "books", url: `${receiver.url}/ok`, secret: "granted-secret", headers: { Authorization: "Bearer x" } });
     await createHook({ _id: "other-hook", collection: "books", url: `${receiver.url}/ok` });
     const grant = [{ what: "document", where: "_hooks", what_id: "granted" }];
     const minted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: grant, update: grant, delete: grant } } } }));
     const asGrant = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: minted.body.token, ...extra });
     const patched = await t.server.request(`${hooksPath}granted/`, asGrant({ method: "PATCH", json: { name: "Mine" } }));
     expect(patched.status, patched.text).toBe(200);
+    // Its answer is masked as its read is: the grant manages no hooks.
+    expect(patched.body.secret).toBe("********");
+    expect(patched.body.headers.Authorization).toBe("********");
+    expect(patched.text).not.toContain("granted-secret");
     expect((await t.server.request(`${hooksPath}other-hook/`, asGrant({ method: "PATCH", json: { name: "No" } }))).status).toBe(403);
     expect((await t.server.request(hooksPath, asGrant({ json: { collection: "books", url: `${receiver.url}/ok` } }))).status).toBe(403);
     // Pointing it elsewhere would deliver documents of a collection the token cannot read.
