@@ -79,6 +79,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
         delete: async (c) => {
           const collectionId = collection(c, "delete");
           const { filter } = await readActionBody(c);
+          filterReads(c, collectionId, filter);
           const deleted = await deleteDocuments(requestScope(c), { collectionId, filter });
           return c.json({ deleted });
         },
@@ -223,10 +224,20 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   return c.json(pageOf(resolved.map((doc) => projectFields(doc, query)), total, query, clientRequestUrl(c)));
 }
 
+/**
+ * A filter reads: the count a bulk action answers tells how many documents match it, so a
+ * principal that may update or delete but not read gets no filter (a one-character-at-a-time
+ * `$regex` would read any value). Without one the action takes every document, as it says.
+ */
+function filterReads(c: Context<ApiEnv>, collectionId: string, filter: unknown): void {
+  if (filter && typeof filter === "object" && Object.keys(filter).length > 0) allow(c, "read", collectionId);
+}
+
 async function update(c: Context<ApiEnv>, upsert: boolean) {
   const collectionId = collection(c, "update");
   if (upsert) allow(c, "write", collectionId);
   const { filter, body } = await readActionBody(c);
+  filterReads(c, collectionId, filter);
   if (body.operation === undefined) throw badRequest("operation required");
   const result = await updateDocuments(requestScope(c), { collectionId, filter, operation: body.operation, upsert });
   return c.json(result);

@@ -273,6 +273,18 @@ describe("update, upsert, delete by criteria", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("a filter reads: update and delete by criteria with a filter need read too (the count would read what the principal may not)", async () => {
+    for (const i of [1, 2]) await t.server.request(docs("blind"), as({ json: { _id: `b${i}`, secret: `s${i}` } }));
+    const blind = await createToken(t.server, t.owner.session, t.owner.project, { allow: { update: ["blind"], delete: ["blind"] } });
+    const asBlind = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: blind, ...extra });
+    const probe = await t.server.request(docs("blind"), asBlind({ action: "update", json: { filter: { secret: { $regex: "^s1" } }, operation: { $unset: { none: "" } } } }));
+    expect(probe.status).toBe(403);
+    expect(probe.body.message).toBe("Not allowed to read in collection blind");
+    expect((await t.server.request(docs("blind"), asBlind({ action: "delete", json: { filter: { secret: "s2" } } }))).status).toBe(403);
+    // Without a filter the action takes every document, as it says.
+    expect((await t.server.request(docs("blind"), asBlind({ action: "update", json: { operation: { $set: { seen: true } } } }))).body).toEqual({ updated: 2 });
+  });
+
   it("upsert inserts once when nothing matches", async () => {
     const first = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { key: "k" }, operation: { $inc: { hits: 1 } } } }));
     expect(first.status, first.text).toBe(200);
