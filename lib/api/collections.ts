@@ -16,6 +16,7 @@ import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
 import { clientRequestUrl } from "../http/request-context";
+import { withProcessorSecretsMasked } from "../processors/processor-secrets";
 
 /**
  * Collection definitions (CONTRACT §4).
@@ -52,7 +53,7 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
   app.get("/collections/:id", async (c) => {
     const id = pathParam(c, "id");
     allow(c, "read", id);
-    const collection = await getCollection(c.get("project")._id, id);
+    const collection = shownTo(c, await getCollection(c.get("project")._id, id));
     return c.json(projectFields(collection, readListQuery(new URL(c.req.url).searchParams)));
   });
   // `/collections/<id>/documents/...` belongs to the documents routes (system ones included).
@@ -60,7 +61,7 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
     pathParam(c, "path").split("/")[0] === "documents" ? next() : handler(c, pathParam(c, "id"), propertyPath(c));
   app.get("/collections/:id/:path{.+}", property(async (c, id, path) => {
     allow(c, "read", id);
-    return c.json((await readCollectionProperty(c.get("project")._id, id, path)) as object);
+    return c.json((await readCollectionProperty(c.get("project")._id, id, path, (collection) => shownTo(c, collection))) as object);
   }));
   app.put("/collections/:id/:path{.+}", property(async (c, id, path) => {
     allow(c, "update", id);
@@ -94,10 +95,16 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
   });
 }
 
+/** A definition as `c`'s principal sees it: processors' credentials masked unless it may manage the collection. */
+function shownTo<T>(c: Context<ApiEnv>, collection: T): T {
+  const id = (collection as { _id?: string })._id ?? "";
+  return can(c.get("principal"), "update", { collection: id, manage: true }) ? collection : withProcessorSecretsMasked(collection);
+}
+
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   const principal = c.get("principal");
-  const readable = (await listCollections(c.get("project")._id)).filter((col) => can(principal, "read", { collection: col._id }));
+  const readable = (await listCollections(c.get("project")._id)).filter((col) => can(principal, "read", { collection: col._id })).map((col) => shownTo(c, col));
   const { items, total } = listInMemory(readable as unknown as Record<string, unknown>[], query, ["_id", "name", "description"]);
   return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }

@@ -16,9 +16,9 @@ const EDITABLE = new Set(["name", "description", "schema", "indexes"]);
  * absent), merge (PATCH, RFC 7396 like the definition's own PATCH) and unset (DELETE). Each write
  * goes through saveCollection, so the new definition is validated (422) and indexes follow.
  */
-export async function readCollectionProperty(projectId: string, id: string, path: string[]): Promise<unknown> {
+export async function readCollectionProperty(projectId: string, id: string, path: string[], view: <T>(collection: T) => T = (c) => c): Promise<unknown> {
   checkPropertyPath(path);
-  const found = lookUp((await getCollection(projectId, id)) as unknown as Record<string, unknown>, path);
+  const found = lookUp(view((await getCollection(projectId, id)) as unknown as Record<string, unknown>), path);
   if (!found.exists) throw missing();
   return found.value;
 }

@@ -184,9 +184,11 @@ describe("schemas", () => {
     expect(rows[0].data.author).toBe("ann");
   });
 
-  it("file properties accept an object", async () => {
+  it("file properties take only an uploaded file: an object of the client's making is 422 naming the property", async () => {
     const created = await t.server.request(docs("articles"), as({ json: { title: "F", cover: { _id: "f1", name: "x.png" } } }));
-    expect(created.status, created.text).toBe(201);
+    expect(created.status, created.text).toBe(422);
+    expect(created.body.errors).toEqual([{ property: "cover", message: "is not a file of this document: a file property is filled by uploading" }]);
+    expect((await t.server.request(docs("articles"), as({ json: { title: "F" } }))).status).toBe(201);
   });
 
   it("a schema change is seen by the next write (validator cache)", async () => {
@@ -280,5 +282,28 @@ describe("indexes", () => {
     } finally {
       await t.db.query("ALTER TEXT SEARCH CONFIGURATION pg_catalog.yiddish_hidden RENAME TO yiddish");
     }
+  });
+});
+
+describe("processors' credentials in a definition", () => {
+  it("are masked for those who may read the collection but not manage it, in clear for those who may", async () => {
+    const schema = {
+      type: "object",
+      properties: {
+        q: { type: "string" },
+        a: { type: "object", processors: [{ name: "apiai", in: { text: { property: "q" }, api_key: { value: "vendor-secret-1" }, model: { value: "m" } } }] },
+      },
+    };
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "keyed", schema } }))).status).toBe(201);
+    const reader = await createToken(t.server, t.owner.session, t.owner.project, { allow: { read: ["keyed"] } });
+    const asReader = { project: t.owner.project, token: reader };
+    for (const path of ["/api/collections/keyed/", "/api/collections/keyed/schema/properties/a/", "/api/collections/"]) {
+      const res = await t.server.request(path, asReader);
+      expect(res.status, path).toBe(200);
+      expect(res.text, path).not.toContain("vendor-secret-1");
+    }
+    const arg = await t.server.request("/api/collections/keyed/schema/properties/a/processors/0/in/", asReader);
+    expect(arg.body).toEqual({ text: { property: "q" }, api_key: { value: "********" }, model: { value: "m" } });
+    expect((await t.server.request("/api/collections/keyed/", as())).body.schema.properties.a.processors[0].in.api_key.value).toBe("vendor-secret-1");
   });
 });
