@@ -5,8 +5,8 @@ import { deleteCollection } from "../collections/delete-collection";
 import { getCollection } from "../collections/get-collection";
 import { listCollections } from "../collections/list-collections";
 import { saveCollection, type SaveMode } from "../collections/save-collection";
-import { badRequest, forbidden } from "../errors";
-import { withActions } from "../http/actions";
+import { badRequest, forbidden, validationError } from "../errors";
+import { refuseActions, withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonValue, readJsonObject } from "../http/json-body";
 import { pathParam, propertyPath, type ProjectRoutes } from "../http/project-routes";
@@ -41,14 +41,12 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
     "/collections",
     withActions({ find: async (c) => list(c, await readJsonObject(c)) }, async (c) => {
       const body = await readJsonObject(c);
-      if (typeof body._id !== "string") throw badRequest("Collection _id required");
-      return save(c, body._id, body, "create");
+      return save(c, bodyCollectionId(body), body, "create");
     }),
   );
   app.put("/collections", async (c) => {
     const body = await readJsonObject(c);
-    if (typeof body._id !== "string") throw badRequest("Collection _id required");
-    return save(c, body._id, body, "replace");
+    return save(c, bodyCollectionId(body), body, "replace");
   });
   app.get("/collections/:id", async (c) => {
     const id = pathParam(c, "id");
@@ -68,7 +66,9 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
     const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonValue(c) });
     return c.json(set.value as object, set.created ? 201 : 200);
   }));
+  // No verb applies to one property: an X-Action is refused (400, 403 for a list verb), never a create.
   app.post("/collections/:id/:path{.+}", property(async (c, id, path) => {
+    refuseActions(c);
     allow(c, "update", id);
     const set = await setCollectionProperty(c.get("project")._id, { id, path, value: await readJsonValue(c), createOnly: true });
     return c.json(set.value as object, 201);
@@ -93,6 +93,13 @@ export function bindCollectionsApi(app: ProjectRoutes): void {
     await deleteCollection(project._id, id, { keepFiles: project.settings.delete_files === false });
     return c.body(null, 204);
   });
+}
+
+/** The `_id` a body names: none is 400 (nothing to act on), one that is no string 422 naming it, as for documents. */
+function bodyCollectionId(body: Record<string, unknown>): string {
+  if (body._id === undefined) throw badRequest("Collection _id required");
+  if (typeof body._id !== "string") throw validationError("Validation error", [{ property: "_id", message: "must be a string" }]);
+  return body._id;
 }
 
 /** A definition as `c`'s principal sees it: processors' credentials masked unless it may manage the collection. */

@@ -73,7 +73,12 @@ export const validationError = (message: string, errors?: PropertyError[]) =>
 /** Maps PostgreSQL errors that carry meaning for a client (unique violation) to AppError. */
 export function fromDatabaseError(error: unknown): AppError | undefined {
   const code = (error as { code?: unknown } | null)?.code;
-  if (code === "23505") return conflict("Document with this key already exists.");
+  if (code === "23505") {
+    // A collection's unique index (named `di_...`, lib/collections), whichever write broke it.
+    const constraint = (error as { constraint?: unknown }).constraint;
+    if (typeof constraint === "string" && constraint.startsWith("di_")) return conflict("Document violates a unique index of the collection.");
+    return conflict("Document with this key already exists.");
+  }
   if (code === "22P02" || code === "22023") return badRequest("Malformed value in query.");
   // statement_timeout (ARCA_STATEMENT_TIMEOUT_MS) cancelled it: the request was too costly, not wrong.
   if (code === "57014") return serviceUnavailable("The query ran past its time limit; narrow the filter or try again later", 5);

@@ -27,3 +27,11 @@ export function withActions(
     return handler(c, next);
   };
 }
+
+/** For a route no verb applies to, written plainly: an X-Action is refused as `withActions({})` refuses it. */
+export function refuseActions(c: Context<ApiEnv>): void {
+  const verb = c.req.header("x-action")?.trim().toLowerCase();
+  if (!verb) return;
+  if (LIST_VERBS.has(verb)) throw forbidden(`Action ${verb} is not allowed here`);
+  throw badRequest(`Unknown action: ${verb}`);
+}

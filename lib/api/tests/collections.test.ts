@@ -307,3 +307,33 @@ describe("processors' credentials in a definition", () => {
     expect((await t.server.request("/api/collections/keyed/", as())).body.schema.properties.a.processors[0].in.api_key.value).toBe("vendor-secret-1");
   });
 });
+
+describe("collection edges (audit round 8)", () => {
+  it("an X-Action on a collection property path is refused, never a create", async () => {
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "verbs" } }))).status).toBe(201);
+    const listVerb = await t.server.request("/api/collections/verbs/schema/properties/zz/", as({ action: "delete", json: { type: "string" } }));
+    expect(listVerb).toMatchObject({ status: 403, body: { message: "Action delete is not allowed here" } });
+    expect((await t.server.request("/api/collections/verbs/schema/properties/zz/", as({ action: "frob", json: {} }))).status).toBe(400);
+    expect((await t.server.request("/api/collections/verbs/schema/properties/zz/", as())).status).toBe(404);
+  });
+
+  it("a unique index broken by update or upsert says so, as a create does", async () => {
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "uniq8", indexes: [{ type: "simple", property: "email", unique: true }] } }))).status).toBe(201);
+    for (const [id, email] of [["u1", "a@x"], ["u2", "b@x"]]) await t.server.request("/api/collections/uniq8/documents/", as({ json: { _id: id, email } }));
+    for (const action of ["update", "upsert"]) {
+      const res = await t.server.request("/api/collections/uniq8/documents/", as({ action, json: { filter: { _id: "u2" }, operation: { $set: { email: "a@x" } } } }));
+      expect(res, action).toMatchObject({ status: 409, body: { message: "Document violates a unique index of the collection." } });
+    }
+  });
+
+  it("a collection _id that is no string is 422 naming _id; none at all is 400", async () => {
+    for (const method of ["POST", "PUT"]) {
+      for (const id of [123, null, ["a"]]) {
+        const res = await t.server.request("/api/collections/", as({ method, json: { _id: id } }));
+        expect(res.status, `${method} ${JSON.stringify(id)}`).toBe(422);
+        expect(res.body.errors).toEqual([{ property: "_id", message: "must be a string" }]);
+      }
+      expect((await t.server.request("/api/collections/", as({ method, json: { name: "x" } }))).status).toBe(400);
+    }
+  });
+});
