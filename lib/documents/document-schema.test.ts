@@ -43,3 +43,29 @@ describe("compileSchema (Deform's differences from draft 4)", () => {
     expect(() => compileSchema({ type: 12 })).toThrow(expect.objectContaining({ kind: "validation" }));
   });
 });
+
+describe("Arca's types in a list of types, immutables inside arrays", () => {
+  const compiled = compileSchema({
+    properties: {
+      joined: { type: ["datetime", "null"] },
+      ref: { type: ["embed", "null"], collection: "others" },
+      items: { type: "array", items: { type: "object", properties: { k: { type: "string", immutable: true } } } },
+    },
+  });
+
+  it("takes [\"datetime\", \"null\"] (the form _users.date_joined shows) and normalizes its strings", () => {
+    expect(compiled.validate({ joined: null })).toEqual([]);
+    expect(compiled.validate({ joined: "not a date" }).map((e) => e.property)).toEqual(["joined"]);
+    const doc: Record<string, unknown> = { joined: "2026-01-02T03:04:05+02:00" };
+    normalizeDatetimes(doc, compiled);
+    expect(doc.joined).toBe("2026-01-02T01:04:05.000Z");
+    expect(compiled.embeds).toEqual([{ path: ["ref"], collection: "others", field: "_id" }]);
+    expect(compiled.validate({ ref: null })).toEqual([]);
+  });
+
+  it("holds each array element's immutable property by its index", () => {
+    const before = { items: [{ k: "a" }, { k: "b" }] };
+    expect(checkImmutable(before, { items: [{ k: "a" }, { k: "b" }, { k: "c" }] }, compiled)).toEqual([]);
+    expect(checkImmutable(before, { items: [{ k: "a" }, { k: "x" }] }, compiled)).toEqual([{ property: "items.1.k", message: "is immutable and cannot be changed" }]);
+  });
+});

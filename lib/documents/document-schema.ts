@@ -102,6 +102,27 @@ function translate(node: unknown, path: string[], info: Omit<CompiledSchema, "va
       info.files.push(path);
       break;
   }
+  // A list of types may name Arca's own too (`["datetime", "null"]`, as `_users.date_joined` shows).
+  if (Array.isArray(source.type) && source.type.some((t) => t === "datetime" || t === "embed" || t === "file")) {
+    const types = new Set<unknown>();
+    for (const type of source.type) {
+      if (type === "datetime") {
+        types.add("string");
+        out.format = "arca-datetime";
+        if (!info.datetimes.includes(path)) info.datetimes.push(path);
+      } else if (type === "embed") {
+        types.add("string").add("number");
+        delete out.collection;
+        delete out.field;
+        if (typeof source.collection === "string")
+          info.embeds.push({ path, collection: source.collection, field: typeof source.field === "string" ? source.field : "_id" });
+      } else if (type === "file") {
+        types.add("object");
+        info.files.push(path);
+      } else types.add(type);
+    }
+    out.type = [...types];
+  }
   if (source.properties && typeof source.properties === "object") {
     const properties: Record<string, unknown> = {};
     const required = new Set(Array.isArray(source.required) ? (source.required as string[]) : []);
@@ -164,14 +185,25 @@ export function normalizeDatetimes(doc: Record<string, unknown>, compiled: Compi
 /** Errors for every `immutable` property that had a value and changed. */
 export function checkImmutable(before: Record<string, unknown>, after: Record<string, unknown>, compiled: CompiledSchema): PropertyError[] {
   const errors: PropertyError[] = [];
-  for (const path of compiled.immutables) {
-    if (path.includes("*")) continue;
-    const old = valueAt(before, path);
-    if (old === undefined) continue;
-    if (JSON.stringify(old) !== JSON.stringify(valueAt(after, path)))
-      errors.push({ property: path.join("."), message: "is immutable and cannot be changed" });
+  for (const schemaPath of compiled.immutables) {
+    // Inside arrays (`*`), each element the document had is held to it, by its index.
+    for (const path of concretePaths(before, schemaPath)) {
+      const old = valueAt(before, path);
+      if (old === undefined) continue;
+      if (JSON.stringify(old) !== JSON.stringify(valueAt(after, path)))
+        errors.push({ property: path.join("."), message: "is immutable and cannot be changed" });
+    }
   }
   return errors;
+}
+
+/** A schema path with each `*` replaced by every index `doc` has there. */
+function concretePaths(doc: unknown, schemaPath: string[]): string[][] {
+  const star = schemaPath.indexOf("*");
+  if (star < 0) return [schemaPath];
+  const array = valueAt(doc, schemaPath.slice(0, star));
+  if (!Array.isArray(array)) return [];
+  return array.flatMap((_, i) => concretePaths(doc, [...schemaPath.slice(0, star), String(i), ...schemaPath.slice(star + 1)]));
 }
 
 export function valueAt(doc: unknown, path: string[]): unknown {
