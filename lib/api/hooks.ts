@@ -1,8 +1,8 @@
 import type { Context } from "hono";
-import { can } from "../auth/can";
+import { can, wholeCollectionsReadable } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { mergePatch } from "../documents/merge-patch";
-import { badRequest, forbidden } from "../errors";
+import { badRequest, forbidden, notFound } from "../errors";
 import { deliverHook } from "../hooks/deliver-hook";
 import { hookView } from "../hooks/hook";
 import { claimForRetry, queueTestDelivery, recordAttempt } from "../hooks/hook-deliveries";
@@ -135,6 +135,8 @@ export function bindHooksApi(app: ProjectRoutes): void {
   app.get(`${HISTORY}/:id`, async (c) => {
     allowHistory(c, "read");
     const record = await getHookHistoryRecord(c.get("project")._id, pathParam(c, "id"));
+    // A delivery of a collection the reader may not read is none of its business: as if absent.
+    if (!can(c.get("principal"), "read", { collection: String(record.collection) })) throw notFound("Document not found.");
     return c.json(projectFields(record, readListQuery(new URL(c.req.url).searchParams)));
   });
   app.post(
@@ -184,7 +186,7 @@ async function history(c: Context<ApiEnv>, body: Record<string, unknown>) {
   allowHistory(c, "read");
   const query = readListQuery(new URL(c.req.url).searchParams, body);
   if (query.text) throw badRequest("Collection has no text index");
-  const { items, total } = await listHookHistory(c.get("project")._id, query);
+  const { items, total } = await listHookHistory(c.get("project")._id, query, undefined, wholeCollectionsReadable(c.get("principal")));
   return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 

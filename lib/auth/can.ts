@@ -48,3 +48,12 @@ function entryGrants(entry: PermissionEntry, target: Target): boolean {
   // A grant on one document never reaches the collection's definition or its whole list.
   return !target.manage && target.documentId !== undefined && entry.what_id === target.documentId;
 }
+
+/**
+ * The collections whose every document `principal` may read, or undefined for all of them: for
+ * records that carry other collections' documents (`_hooks_history`), shown only where those are.
+ */
+export function wholeCollectionsReadable(principal: Principal): string[] | undefined {
+  if (principal.kind === "user" || principal.allow.all) return undefined;
+  return principal.allow.read.flatMap((entry) => (typeof entry === "string" ? [entry] : entry.what_id === undefined ? [entry.where] : []));
+}

@@ -23,11 +23,13 @@ const RECORD = raw(`jsonb_build_object(
 /** The project's history as rows `h(seq, id, data)`, `data` being the record. */
 const historyOf = (projectId: string) => sql`(SELECT d.seq, d.id, ${RECORD} AS data FROM hook_deliveries d WHERE d.project_id = ${projectId}) h`;
 
-export async function listHookHistory(projectId: string, list: ListQuery, hookId?: string): Promise<{ items: Record<string, unknown>[]; total: number }> {
+export async function listHookHistory(projectId: string, list: ListQuery, hookId?: string, collections?: string[]): Promise<{ items: Record<string, unknown>[]; total: number }> {
   const record = raw("h.data");
   const conditions: Sql[] = [];
   if (list.filter) conditions.push(compileFilter(parseFilter(idAlias(list.filter)), record));
   if (hookId) conditions.push(sql`h.data->>'hook_id' = ${hookId}`);
+  // Only deliveries of collections the reader may read: a record carries the document.
+  if (collections) conditions.push(sql`h.data->>'collection' = ANY(${collections}::text[])`);
   const where = conditions.length ? sql`WHERE ${join(conditions, " AND ")}` : raw("");
   const order = join(
     list.sort.map(({ path, descending }) => {

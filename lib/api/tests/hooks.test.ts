@@ -558,6 +558,22 @@ describe("isolation", () => {
     expect((await t.server.request(`${hooksPath}other-hook/`, as({ method: "DELETE" }))).status).toBe(204);
   });
 
+  it("a token reading _hooks_history sees only deliveries of collections it may read (a record carries the document)", async () => {
+    const c = unique("hidden");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/hidden` });
+    await t.server.request(docs(c), as({ json: { _id: "h1", secret: "carried" } }));
+    await waitForHistory(hook._id, (items) => items[0]?.status === "success");
+    const [record] = await history(hook._id);
+    const minted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["_hooks_history"] } } } }));
+    const asHistory = { project: t.owner.project, token: minted.body.token };
+    const listed = await t.server.request(`${historyPath}?per_page=1000`, asHistory);
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain("carried");
+    expect((await t.server.request(`${historyPath}${record.id}/`, asHistory)).status).toBe(404);
+    const granted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["_hooks_history", c] } } } }));
+    expect((await t.server.request(`${historyPath}${record.id}/`, { project: t.owner.project, token: granted.body.token })).body.document_id).toBe("h1");
+  });
+
   it("a token makes hooks only on collections it may read (a hook would deliver their documents)", async () => {
     const minted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["open"], write: ["_hooks"], update: ["_hooks"] } } } }));
     const asHookMaker = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: minted.body.token, ...extra });
