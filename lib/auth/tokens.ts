@@ -1,5 +1,7 @@
 import { conflict, forbidden, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
+import { query, transaction } from "../db/query";
+import { sql } from "../db/sql";
 import { whileNarrowingAccess } from "./auth-cache";
 import { coversPermission, normalizePermission } from "./permission";
 import type { Allow } from "./principal";
@@ -85,27 +87,38 @@ export async function updateToken(
   mode: "merge" | "replace",
   grantor?: Allow,
 ): Promise<TokenView> {
-  const current = await getToken(projectId, key);
-  const id = (await tokenIdOf(projectId, key))!;
+  const id = await tokenIdOf(projectId, key);
+  if (!id) throw notFound("Document not found.");
   // The body's `_id`, when sent, is the key used or the token's id (a record read back), never another.
   if (body._id !== undefined && body._id !== key && body._id !== id)
     throw invalid("_id", mode === "replace" ? "must match the id in the path" : "cannot be changed");
-  const base =
-    mode === "merge"
-      ? { name: current.name, isActive: current.is_active, permission: current.permission.allow }
-      : { name: "", isActive: true, permission: normalizePermission(undefined) };
-  const fields = parseTokenFields(body, base);
-  // A change of rights, or turning a token back on, is bound by the grantor's: renaming or
-  // deactivating a wider token is not a grant, reactivating one is.
-  const reactivated = fields.isActive && !current.is_active;
-  if (reactivated || JSON.stringify(fields.permission) !== JSON.stringify(current.permission.allow)) checkGrant(grantor, fields.permission);
-  const row = await whileNarrowingAccess(() =>
-    prisma().token.update({
-      where: { projectId_id: { projectId, id } },
-      data: { name: fields.name, isActive: fields.isActive, permission: fields.permission as object },
+  // Merged with the token as it is under its lock: concurrent PATCHes of different keys (a
+  // deactivation, a rename) both take; the later never writes back what the earlier read.
+  return whileNarrowingAccess(() =>
+    transaction(async (client) => {
+      const [row] = await query<{ id: string; name: string; is_active: boolean; permission: unknown }>(
+        sql`SELECT id, name, is_active, permission FROM tokens WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`,
+        client,
+      );
+      if (!row) throw notFound("Document not found.");
+      const current = tokenView({ id: row.id, name: row.name, isActive: row.is_active, permission: row.permission });
+      const base =
+        mode === "merge"
+          ? { name: current.name, isActive: current.is_active, permission: current.permission.allow }
+          : { name: "", isActive: true, permission: normalizePermission(undefined) };
+      const fields = parseTokenFields(body, base);
+      // A change of rights, or turning a token back on, is bound by the grantor's: renaming or
+      // deactivating a wider token is not a grant, reactivating one is.
+      const reactivated = fields.isActive && !current.is_active;
+      if (reactivated || JSON.stringify(fields.permission) !== JSON.stringify(current.permission.allow)) checkGrant(grantor, fields.permission);
+      await query(
+        sql`UPDATE tokens SET name = ${fields.name}, is_active = ${fields.isActive}, permission = ${JSON.stringify(fields.permission)}::jsonb
+            WHERE project_id = ${projectId} AND id = ${id}`,
+        client,
+      );
+      return { ...tokenView({ id, name: fields.name, isActive: fields.isActive, permission: fields.permission }), _id: key };
     }),
   );
-  return { ...tokenView(row), _id: key };
 }
 
 export async function deleteToken(projectId: string, key: string): Promise<void> {

@@ -79,6 +79,16 @@ export function fromDatabaseError(error: unknown): AppError | undefined {
     if (typeof constraint === "string" && constraint.startsWith("di_")) return conflict("Document violates a unique index of the collection.");
     return conflict("Document with this key already exists.");
   }
+  // A write whose project or collection was deleted under it (the row it refers to is gone).
+  if (code === "23503") {
+    const constraint = String((error as { constraint?: unknown }).constraint ?? "");
+    if (/collection_id_fkey$/.test(constraint)) return notFound("Collection not found.");
+    if (/project_id_fkey$/.test(constraint)) return notFound("Project not found.");
+    return conflict("What this write refers to was deleted meanwhile.");
+  }
+  // Two transactions waited on each other (a collection delete dropping its indexes against
+  // writes into it): PostgreSQL cancelled this one; nothing of it was written.
+  if (code === "40P01" || code === "40001") return serviceUnavailable("The request collided with a concurrent change; try again", 1);
   if (code === "22P02" || code === "22023") return badRequest("Malformed value in query.");
   // statement_timeout (ARCA_STATEMENT_TIMEOUT_MS) cancelled it: the request was too costly, not wrong.
   if (code === "57014") return serviceUnavailable("The query ran past its time limit; narrow the filter or try again later", 5);

@@ -101,9 +101,27 @@ export async function patchProject(user: PublicUser, projectId: string, body: Re
   checkBodyId(projectId, body);
   const access = await getUserProject(user._id, projectId);
   requireManager(access);
-  const { project } = access;
-  const input = parseProjectInput(body, { name: project.name, settings: project.settings, isActive: project.status.is_active });
-  return writeProject(projectId, input);
+  void access;
+  // Merged with the row as it is under its lock: two PATCHes of different keys (a name, a size
+  // limit) both take, never the later one writing back what the earlier read.
+  await whileNarrowingAccess(() =>
+    transaction(async (client) => {
+      const [row] = await query<{ name: string; settings: unknown; is_active: boolean }>(
+        sql`SELECT name, settings, is_active FROM projects WHERE id = ${projectId} FOR UPDATE`,
+        client,
+      );
+      if (!row) throw notFound("Project not found.");
+      const settings = { ...defaultSettings, ...(row.settings as Partial<ProjectSettings>) };
+      const input = parseProjectInput(body, { name: row.name, settings, isActive: row.is_active });
+      await query(
+        sql`UPDATE projects SET name = ${input.name}, settings = ${JSON.stringify(input.settings)}::jsonb, is_active = ${input.isActive} WHERE id = ${projectId}`,
+        client,
+      );
+    }),
+  );
+  const updated = await prisma().project.findUnique({ where: { id: projectId } });
+  if (!updated) throw notFound("Project not found.");
+  return (await viewsWithTotals([updated]))[0];
 }
 
 async function writeProject(
@@ -139,10 +157,17 @@ export async function deleteProject(user: PublicUser, projectId: string): Promis
   await whileNarrowingAccess(() =>
     transaction(async (client) => {
       await holdOffCounterCompaction(client);
+      // First the row itself: writes in flight (holding its key share) finish before anything is
+      // read below, so their documents, events and files go too; later ones wait, then find no
+      // project (404). Without it a write committing meanwhile left its events (replayed to a new
+      // project of the same id) and its bytes behind.
+      await query(sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`, client);
       await query(sql`INSERT INTO blob_deletions (blob_key) SELECT blob_key FROM files WHERE project_id = ${projectId}`, client);
-      await query(sql`DELETE FROM document_events WHERE project_id = ${projectId}`, client);
       await query(sql`DELETE FROM documents WHERE project_id = ${projectId}`, client);
       await query(sql`DELETE FROM projects WHERE id = ${projectId}`, client);
+      // Last: the cascade above waited for writes into its collections (their key share), and the
+      // outbox has no foreign key to wait with; a fresh snapshot now sees their events too.
+      await query(sql`DELETE FROM document_events WHERE project_id = ${projectId}`, client);
       await cancelPendingCounters(client, projectId);
     }),
   );
