@@ -101,7 +101,6 @@ export async function patchProject(user: PublicUser, projectId: string, body: Re
   checkBodyId(projectId, body);
   const access = await getUserProject(user._id, projectId);
   requireManager(access);
-  void access;
   // Merged with the row as it is under its lock: two PATCHes of different keys (a name, a size
   // limit) both take, never the later one writing back what the earlier read.
   await whileNarrowingAccess(() =>
