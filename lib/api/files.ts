@@ -125,10 +125,14 @@ function contentOptions(c: Context<ApiEnv>): { attachment: boolean } {
 
 /** A `_files` record the caller may read: read on `_files`, or read on the file's own document. */
 async function readableFile(c: Context<ApiEnv>): Promise<FileRow> {
-  const row = await findFile(projectId(c), pathParam(c, "id"));
-  if (!row) throw notFound("Document not found.");
+  const id = pathParam(c, "id");
   const principal = c.get("principal");
-  if (can(principal, "read", { collection: FILES_COLLECTION, documentId: row.id })) return row;
+  const readsFiles = can(principal, "read", { collection: FILES_COLLECTION, documentId: id });
+  const row = await findFile(projectId(c), id);
+  // Without read on `_files`, an absent id is refused as a hidden one is: 404 against 403 would
+  // tell which file ids exist in collections the caller cannot read.
+  if (!row) throw readsFiles ? notFound("Document not found.") : forbidden(`Not allowed to read in collection ${FILES_COLLECTION}`);
+  if (readsFiles) return row;
   if (row.collection_id !== FILES_COLLECTION && can(principal, "read", { collection: row.collection_id, documentId: row.document_id })) return row;
   throw forbidden(`Not allowed to read in collection ${FILES_COLLECTION}`);
 }

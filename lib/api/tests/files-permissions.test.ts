@@ -37,4 +37,18 @@ describe("_files permissions", () => {
     const created = await t.server.request("/api/collections/_files/documents/new-one/", { project: t.owner.project, token: writer, method: "PUT", body: form("v1") });
     expect(created.status).toBe(201);
   });
+
+  it("without read on _files, an absent file id is refused as a hidden one is (no probing which ids exist)", async () => {
+    const owner = { project: t.owner.project, token: t.owner.token };
+    expect((await t.server.request("/api/collections/_files/documents/hidden-file/", { ...owner, method: "PUT", body: form("h") })).status).toBe(201);
+    const other = await createToken(t.server, t.owner.session, t.owner.project, { allow: { read: ["elsewhere"] } });
+    const as = { project: t.owner.project, token: other };
+    for (const id of ["hidden-file", "no-such-file"]) {
+      for (const suffix of ["", "content/"]) {
+        const res = await t.server.request(`/api/collections/_files/documents/${id}/${suffix}`, as);
+        expect(res, `${id}/${suffix}`).toMatchObject({ status: 403, body: { message: "Not allowed to read in collection _files" } });
+      }
+    }
+    expect((await t.server.request("/api/collections/_files/documents/no-such-file/", owner)).status).toBe(404);
+  });
 });
