@@ -13,7 +13,7 @@ import { patchDocument, patchModeOf } from "../documents/patch-document";
 import { resolveEmbeds } from "../documents/resolve-embeds";
 import { saveDocument } from "../documents/save-document";
 import { updateDocuments } from "../documents/update-documents";
-import { badRequest, forbidden, notFound, validationError } from "../errors";
+import { badRequest, forbidden, notFound, validationError, neitherWriteNorUpdate } from "../errors";
 import { collectionIdErrors } from "../collections/collection";
 import { withActions } from "../http/actions";
 import { methodNotAllowedHere, refusal } from "../http/route-methods";
@@ -125,7 +125,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const collectionId = collection(c, "write", undefined, false);
     const principal = c.get("principal");
     // Refused before the body is read unless some grant could cover the document it names.
-    if (!mayReach(principal, "write", collectionId) && !mayReach(principal, "update", collectionId)) allow(c, "update", collectionId);
+    if (!mayReach(principal, "write", collectionId) && !mayReach(principal, "update", collectionId)) throw neitherWriteNorUpdate(collectionId);
     const body = await readDocumentBody(c);
     if (typeof body._id !== "string") {
       await authorizeUploads(c, () => allow(c, "write", collectionId));
@@ -139,7 +139,9 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const id = pathParam(c, "id");
     const collectionId = collection(c, "write", id, false);
     // Refuse before a body (perhaps with files) is read; the exact action is checked on save.
-    if (!can(c.get("principal"), "write", { collection: collectionId, documentId: id })) allow(c, "update", collectionId, id);
+    const principal = c.get("principal");
+    if (!can(principal, "write", { collection: collectionId, documentId: id }) && !can(principal, "update", { collection: collectionId, documentId: id }))
+      throw neitherWriteNorUpdate(collectionId);
     return save(c, collectionId, id, await readDocumentBody(c));
   });
   app.patch(`${BASE}/:id`, async (c) => {

@@ -4,7 +4,7 @@ import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { readProperty } from "../documents/document-property";
 import { getDocument } from "../documents/get-document";
-import { badRequest, forbidden, notFound, unsupportedMediaType } from "../errors";
+import { badRequest, forbidden, notFound, unsupportedMediaType, neitherWriteNorUpdate } from "../errors";
 import { FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRow } from "../files/file-record";
 import { deleteFile, findDocumentFile, findFile, listFiles, uploadToFiles } from "../files/files-collection";
 import { deleteFilesMatching } from "../files/delete-files-matching";
@@ -146,8 +146,8 @@ async function upload(c: Context<ApiEnv>, id: string | undefined, replace: boole
   // Refuse before the body is streamed to disk; PUT's exact action (write or update) is known
   // only once we know whether the id exists, and is checked again then.
   if (!replace) allow(c, "write", FILES_COLLECTION, id);
-  else if (!can(c.get("principal"), "write", { collection: FILES_COLLECTION, documentId: id }))
-    allow(c, "update", FILES_COLLECTION, id);
+  else if (!can(c.get("principal"), "write", { collection: FILES_COLLECTION, documentId: id }) && !can(c.get("principal"), "update", { collection: FILES_COLLECTION, documentId: id }))
+    throw neitherWriteNorUpdate(FILES_COLLECTION);
   const project = c.get("project");
   const { fields, uploads } = await readUploadBody(c, project._id);
   const { record, created } = await uploadToFiles(

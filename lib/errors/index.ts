@@ -67,6 +67,9 @@ export function serviceUnavailable(message: string, retryAfterSeconds = 1): AppE
   error.retryAfter = Math.max(1, Math.ceil(retryAfterSeconds));
   return error;
 }
+/** A save (PUT) refused before it is known to create or replace: both rights are missing, so the answer names both. */
+export const neitherWriteNorUpdate = (collectionId: string) => forbidden(`Not allowed to write or update in collection ${collectionId}`);
+
 export const validationError = (message: string, errors?: PropertyError[]) =>
   new AppError("validation", message, errors);
 

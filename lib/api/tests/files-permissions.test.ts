@@ -18,7 +18,12 @@ describe("_files permissions", () => {
     const post = await t.server.request("/api/collections/_files/documents/", { ...as, body: form("x") });
     expect(post.status).toBe(403);
     const put = await t.server.request("/api/collections/_files/documents/p1/", { ...as, method: "PUT", body: form("x") });
-    expect(put.status).toBe(403);
+    expect(put).toMatchObject({ status: 403, body: { message: "Not allowed to write or update in collection _files" } });
+    // A document save refused before it is known to create or replace names both rights too.
+    for (const path of ["/api/collections/notes/documents/n1/", "/api/collections/notes/documents/"]) {
+      const save = await t.server.request(path, { ...as, method: "PUT", json: { _id: "n1" } });
+      expect(save, path).toMatchObject({ status: 403, body: { message: "Not allowed to write or update in collection notes" } });
+    }
     const list = await t.server.request("/api/collections/_files/documents/", as);
     expect(list.body.total).toBe(0);
   });
