@@ -8,6 +8,9 @@ import { deleteDocumentsWhere } from "../documents/document-statements";
 import { dropCollectionIndexes } from "./collection-indexes";
 import { isSystemName } from "./system-collections";
 
+/** How long a collection delete may wait for the documents table's lock to drop its indexes. */
+const INDEX_LOCK_TIMEOUT_MS = 250;
+
 /**
  * Deletes a collection with its documents (each recorded as a `deleted` event) and their files
  * (blobs queued for deletion, sizes subtracted; or kept as orphans with `keepFiles`, see
@@ -25,6 +28,10 @@ export async function deleteCollection(projectId: string, id: string, options: {
         await queryOne(sql`UPDATE files SET orphaned_at = now() WHERE project_id = ${projectId} AND collection_id = ${id} AND orphaned_at IS NULL`, client);
       else await deleteFileRows(client, projectId, sql`collection_id = ${id}`);
       await cancelPendingCounters(client, projectId, id);
+      // DROP INDEX takes the shared documents table's exclusive lock; queued behind a long
+      // statement it would hold up every project's reads and writes queued behind it. It waits
+      // at most this long, then the delete is refused (503, nothing changed) instead.
+      await client.query(`SET LOCAL lock_timeout = '${INDEX_LOCK_TIMEOUT_MS}ms'`);
       await dropCollectionIndexes(client, projectId, id);
       await client.query("DELETE FROM collections WHERE project_id = $1 AND id = $2", [projectId, id]);
     });

@@ -337,3 +337,22 @@ describe("collection edges (audit round 8)", () => {
     }
   });
 });
+
+describe("deleting a collection with indexes while a long statement reads documents", () => {
+  it("gives up within its lock timeout (503, nothing changed) instead of holding every project up, and works once the reader is done", async () => {
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "indexed-del", indexes: [{ type: "simple", property: "n" }] } }))).status).toBe(201);
+    await t.server.request("/api/collections/indexed-del/documents/", as({ json: { _id: "d1", n: 1 } }));
+    await t.db.query("BEGIN");
+    try {
+      await t.db.query("SELECT 1 FROM documents LIMIT 1"); // holds the table's share lock until COMMIT
+      const refused = await t.server.request("/api/collections/indexed-del/", as({ method: "DELETE" }));
+      expect(refused.status, refused.text).toBe(503);
+      expect(refused.headers.get("retry-after")).toBe("1");
+    } finally {
+      await t.db.query("COMMIT");
+    }
+    expect((await t.server.request("/api/collections/indexed-del/documents/d1/", as())).status).toBe(200);
+    expect((await t.server.request("/api/collections/indexed-del/", as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request("/api/collections/indexed-del/", as())).status).toBe(404);
+  });
+});
