@@ -7,7 +7,7 @@ import { deliverHook } from "../hooks/deliver-hook";
 import { hookView } from "../hooks/hook";
 import { claimForRetry, queueTestDelivery, recordAttempt } from "../hooks/hook-deliveries";
 import { deleteHookHistory, deleteHookHistoryRecord, getHookHistoryRecord, listHookHistory } from "../hooks/hook-history";
-import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, saveHook } from "../hooks/hooks";
+import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, redirectsDeliveries, saveHook } from "../hooks/hooks";
 import { withActions } from "../http/actions";
 import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
@@ -103,8 +103,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
       // RFC 7396 on the hook as stored, saved whole: a key the patch removes takes its default.
       const current = await getHook(projectId, id);
       const merged = mergePatch(current, body) as Record<string, unknown>;
-      const redirected = merged.collection !== current.collection || merged.url !== current.url;
-      return c.json(hookView((await saveHook(projectId, id, merged, redirected ? watchCheck(c) : undefined)).hook, mayManage(c)));
+      return c.json(hookView((await saveHook(projectId, id, merged, redirectsDeliveries(current, merged) ? watchCheck(c) : undefined)).hook, mayManage(c)));
     }
     return c.json(hookView(await patchHook(projectId, id, body, watchCheck(c)), mayManage(c)));
   });

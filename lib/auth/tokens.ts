@@ -128,7 +128,7 @@ export async function deleteToken(projectId: string, key: string): Promise<void>
 }
 
 /** `grantor`: the rights of the token making the change (a person's session has none to exceed). */
-export function checkGrant(grantor: Allow | undefined, wanted: Allow): void {
+function checkGrant(grantor: Allow | undefined, wanted: Allow): void {
   if (grantor && !coversPermission(grantor, wanted)) throw forbidden("A token cannot grant more than it holds");
 }
 

@@ -1,6 +1,6 @@
 import { validationError } from "../errors";
-import { checkDocumentFileRecords, fileRecordsIn } from "../files/document-file-records";
-import type { FileRecord } from "../files/file-record";
+import { checkDocumentFileRecords } from "../files/document-file-records";
+import { fileRecordsIn, type FileRecord } from "../files/file-record";
 import { hasProcessors, processDocument, type ProcessingContext } from "../processors/process-document";
 import type { CollectionState } from "./collection-state";
 import { checkImmutable, normalizeDatetimes, schemaFor } from "./document-schema";
@@ -31,11 +31,12 @@ export async function prepareDocument(
   await checkDocumentFileRecords(processing?.db, target, doc, own, compiled?.files ?? []);
   if (!state.schema || !compiled) return doc;
   // Processors first (CONTRACT §7): what is validated and stored is their output.
-  if (processing && hasProcessors(state.schema)) {
+  if (hasProcessors(state.schema)) {
+    if (!processing) throw new Error("prepareDocument: a schema with processors needs the write's transaction");
     doc = await processDocument({ ...processing, collectionId }, { schema: state.schema, before, doc });
     // And what they made: a vendor's answer is no more a file record of this document than a client's.
     await checkDocumentFileRecords(processing.db, target, doc, own, compiled.files);
-  } else if (hasProcessors(state.schema)) throw new Error("prepareDocument: a schema with processors needs the write's transaction");
+  }
   const errors = compiled.validate(doc);
   if (before) errors.push(...checkImmutable(before, doc, compiled));
   if (errors.length) throw validationError("Validation error", errors);

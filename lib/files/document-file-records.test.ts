@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkFileRecords, FILE_RECORD_CHANGED, fileRecordsIn, NOT_A_FILE_OF_THIS_DOCUMENT } from "./document-file-records";
-import type { FileRecord } from "./file-record";
+import { checkFileRecords, FILE_RECORD_CHANGED, NOT_A_FILE_OF_THIS_DOCUMENT } from "./document-file-records";
+import { fileRecordsIn, type FileRecord } from "./file-record";
 
 const record = (id: string): FileRecord => ({
   _id: id,

@@ -1,8 +1,8 @@
-import { query, type Queryable } from "../db/query";
-import { raw, sql } from "../db/sql";
+import type { Queryable } from "../db/query";
 import { validationError, type PropertyError } from "../errors";
 import { setOwn } from "../query/json-input";
-import { FILE_COLUMNS, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
+import { fileIdsIn, fileRecord, isFileRecordShape, type FileRecord } from "./file-record";
+import { documentFileRows } from "./file-rows";
 
 type Doc = Record<string, unknown>;
 
@@ -28,13 +28,9 @@ export async function checkDocumentFileRecords(
 ): Promise<void> {
   let errors = checkFileRecords(doc, own, filePaths);
   const known = new Set(own.map((record) => record._id));
-  const unknown = [...new Set(fileRecordsIn(doc).map((record) => record._id))].filter((id) => !known.has(id));
+  const unknown = [...fileIdsIn(doc)].filter((id) => !known.has(id));
   if (errors.some((e) => e.message === NOT_A_FILE_OF_THIS_DOCUMENT) && unknown.length) {
-    const rows = await query<FileRow>(
-      sql`SELECT ${raw(FILE_COLUMNS)} FROM files WHERE project_id = ${target.projectId} AND collection_id = ${target.collectionId}
-          AND document_id = ${target.documentId} AND id = ANY(${unknown}::text[])`,
-      db,
-    );
+    const rows = await documentFileRows(db, target.projectId, target.collectionId, target.documentId, unknown);
     if (rows.length) errors = checkFileRecords(doc, [...own, ...rows.map(fileRecord)], filePaths);
   }
   if (errors.length) throw validationError("Validation error", errors);
@@ -130,19 +126,4 @@ function valuesAt(doc: unknown, schemaPath: string[]): { at: string; value: unkn
     found = next;
   }
   return found.filter((f) => f.value !== undefined).map(({ at, value }) => ({ at: at.join("."), value }));
-}
-
-/** The file records a stored document holds, at any depth. */
-export function fileRecordsIn(doc: unknown, out: FileRecord[] = []): FileRecord[] {
-  if (!doc || typeof doc !== "object") return out;
-  if (Array.isArray(doc)) {
-    for (const item of doc) fileRecordsIn(item, out);
-    return out;
-  }
-  if (isFileRecordShape(doc)) {
-    out.push(doc);
-    return out;
-  }
-  for (const value of Object.values(doc)) if (value && typeof value === "object") fileRecordsIn(value, out);
-  return out;
 }

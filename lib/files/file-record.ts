@@ -78,17 +78,22 @@ export function isFileRecordShape(value: unknown): value is FileRecord {
   return typeof v._id === "string" && typeof v.md5 === "string" && typeof v.content_type === "string" && typeof v.collection_id === "string" && "document_id" in v;
 }
 
-/** The `_id`s of every file record a document holds, at any depth. */
-export function fileIdsIn(doc: unknown, out: Set<string> = new Set()): Set<string> {
+/** The file records a document holds, at any depth. */
+export function fileRecordsIn(doc: unknown, out: FileRecord[] = []): FileRecord[] {
   if (!doc || typeof doc !== "object") return out;
   if (Array.isArray(doc)) {
-    for (const item of doc) fileIdsIn(item, out);
+    for (const item of doc) fileRecordsIn(item, out);
     return out;
   }
   if (isFileRecordShape(doc)) {
-    out.add(doc._id);
+    out.push(doc);
     return out;
   }
-  for (const value of Object.values(doc)) if (value && typeof value === "object") fileIdsIn(value, out);
+  for (const value of Object.values(doc)) if (value && typeof value === "object") fileRecordsIn(value, out);
   return out;
+}
+
+/** The `_id`s of every file record a document holds, at any depth. */
+export function fileIdsIn(doc: unknown): Set<string> {
+  return new Set(fileRecordsIn(doc).map((record) => record._id));
 }

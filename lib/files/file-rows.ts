@@ -107,6 +107,15 @@ export async function releaseDroppedFiles(
   await deleteFileRows(db, projectId, sql`collection_id = ${collectionId} AND document_id = ${documentId} AND id = ANY(${dropped}::text[])`);
 }
 
+/** The rows among `ids` that are files of one document (its own, whatever it holds now). */
+export async function documentFileRows(db: Queryable | undefined, projectId: string, collectionId: string, documentId: string, ids: string[]): Promise<FileRow[]> {
+  return query<FileRow>(
+    sql`SELECT ${rawColumns} FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id = ${documentId}
+        AND id = ANY(${ids}::text[])`,
+    db,
+  );
+}
+
 /** One file record of the project, or undefined. */
 export async function findFileRow(db: Queryable | undefined, projectId: string, fileId: string): Promise<FileRow | undefined> {
   return queryOne<FileRow>(sql`SELECT ${rawColumns} FROM files WHERE project_id = ${projectId} AND id = ${fileId}`, db);

@@ -6,7 +6,7 @@ import { lockDocument } from "../documents/save-document";
 import { replaceDocument } from "../documents/document-statements";
 import { collectionState } from "../documents/collection-state";
 import { badRequest, conflict, notFound, validationError } from "../errors";
-import { deleteFileRows, insertFileRows } from "./file-rows";
+import { deleteFileRows, documentFileRows, insertFileRows } from "./file-rows";
 import { FILE_COLUMNS, FILES_COLLECTION, fileIdsIn, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
 import type { StagedUploads } from "./staged-uploads";
 import { commitBlobs, type CommittedBlobs } from "./upload-files";
@@ -42,10 +42,7 @@ export async function listFiles(projectId: string): Promise<FileRecord[]> {
 export async function currentFileValue(projectId: string, collectionId: string, documentId: string, value: unknown): Promise<unknown> {
   const ids = fileIdsIn(value);
   if (ids.size === 0) return value;
-  const rows = await query<FileRow>(
-    sql`SELECT ${columns} FROM files WHERE project_id = ${projectId} AND collection_id = ${collectionId} AND document_id = ${documentId}
-        AND id = ANY(${[...ids]}::text[])`,
-  );
+  const rows = await documentFileRows(undefined, projectId, collectionId, documentId, [...ids]);
   return refreshRecords(value, new Map(rows.map((r) => [r.id, r])), documentId);
 }
 

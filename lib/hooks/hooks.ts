@@ -30,6 +30,11 @@ export async function hookExists(projectId: string, id: string): Promise<boolean
  */
 export type WatchCheck = (collection: string) => void;
 
+/** Where deliveries go, or what they carry, changes: a change checked as a new hook would be. */
+export function redirectsDeliveries(before: Pick<Hook, "collection" | "url">, after: { collection?: unknown; url?: unknown }): boolean {
+  return after.collection !== before.collection || after.url !== before.url;
+}
+
 /** POST: a new hook (409 when the id is taken). */
 export async function createHook(projectId: string, body: Record<string, unknown>, pathId?: string, mayWatch?: WatchCheck): Promise<Hook> {
   const hook = await parseHook(newDocumentId(body._id, pathId), body);
@@ -64,8 +69,7 @@ export async function patchHook(projectId: string, id: string, body: Record<stri
     if (!row) throw notFound("Document not found.");
     const { _id, ...changes } = body;
     const hook = await parseHook(id, changes, row.data);
-    // Where deliveries go, or what they carry, changes: as a new hook would.
-    if (hook.collection !== row.data.collection || hook.url !== row.data.url) mayWatch?.(hook.collection);
+    if (redirectsDeliveries(row.data, hook)) mayWatch?.(hook.collection);
     await query(
       sql`UPDATE hooks SET collection_id = ${hook.collection}, is_active = ${hook.is_active}, data = ${JSON.stringify(hook)}::jsonb, updated_at = now()
           WHERE project_id = ${projectId} AND id = ${id}`,

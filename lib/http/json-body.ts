@@ -71,8 +71,7 @@ export async function readJsonValue(c: Context): Promise<unknown> {
  * part in it is 415 (only document and `_files` writes take files).
  */
 export async function readJsonObject(c: Context): Promise<Record<string, unknown>> {
-  if (isMultipart(c.req.raw)) return readMultipart(c.req.raw, requestBodyStream(c));
-  const value = await readJsonBody(c);
+  const value = await readJsonValue(c);
   if (!value || typeof value !== "object" || Array.isArray(value)) throw badRequest("Request body must be a JSON object");
   return value as Record<string, unknown>;
 }

@@ -1,7 +1,9 @@
+import { setOwn } from "../query/json-input";
+
 /** The processor arguments that carry a vendor's credential (lib/processors/vendor-processors.ts, speech-processors.ts). */
 const SECRET_ARGUMENTS = new Set(["api_key", "subscription_key", "language_token"]);
 
-export const MASKED_SECRET = "********";
+const MASKED_SECRET = "********";
 
 /**
  * A collection definition as shown to those who may read it but not manage it (members,
@@ -17,8 +19,7 @@ function mask(value: unknown): unknown {
   if (!value || typeof value !== "object") return value;
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) {
-    if (key === "processors" && Array.isArray(item)) out[key] = item.map(maskProcessor);
-    else Object.defineProperty(out, key, { value: mask(item), enumerable: true, writable: true, configurable: true });
+    setOwn(out, key, key === "processors" && Array.isArray(item) ? item.map(maskProcessor) : mask(item));
   }
   return out;
 }
@@ -30,7 +31,7 @@ function maskProcessor(processor: unknown): unknown {
   const args: Record<string, unknown> = {};
   for (const [name, arg] of Object.entries(spec.in as Record<string, unknown>)) {
     const literal = arg && typeof arg === "object" && !Array.isArray(arg) && "value" in arg;
-    args[name] = SECRET_ARGUMENTS.has(name) && literal ? { ...(arg as object), value: MASKED_SECRET } : arg;
+    setOwn(args, name, SECRET_ARGUMENTS.has(name) && literal ? { ...(arg as object), value: MASKED_SECRET } : arg);
   }
   return { ...spec, in: args };
 }
