@@ -107,25 +107,28 @@ function hash(text: string): string {
 export function planIndexes(projectId: string, collectionId: string, specs: IndexSpec[]): PlannedIndex[] {
   const data = raw("data");
   const where = `WHERE project_id = ${quoteLiteral(projectId)} AND collection_id = ${quoteLiteral(collectionId)}`;
-  const bodies: string[] = [];
+  // Keyed by the text the index's name hashes (unchanged for indexes without a predicate of their
+  // own, so existing indexes keep their names).
+  const planned = new Map<string, { unique: boolean; using: string; predicate?: string }>();
+  const add = (index: { unique: boolean; using: string; predicate?: string }) =>
+    planned.set(`${index.unique ? "UNIQUE " : ""}${index.using}${index.predicate ? ` WHERE ${index.predicate}` : ""}`, index);
   for (const spec of specs) {
     if (spec.type === "simple" && !spec.unique) {
       for (const def of indexDefinitions(data, spec.property.split(".")))
-        bodies.push(`USING ${def.method} ${def.definition.toQuery().text}`);
+        add({ unique: false, using: `USING ${def.method} ${def.definition.toQuery().text}`, predicate: def.predicate?.toQuery().text });
     } else if (spec.type === "simple" || spec.type === "compound") {
       const paths = spec.type === "simple" ? [spec.property] : spec.properties;
       const columns = join(paths.map((p) => sql`(${pathExpression(data, p.split("."))})`)).toQuery().text;
-      bodies.push(`${spec.unique ? "UNIQUE " : ""}USING btree (${columns})`);
+      add({ unique: spec.unique === true, using: `USING btree (${columns})` });
     } else {
-      bodies.push(`USING gin ((${textVector(data, spec).toQuery().text}))`);
+      add({ unique: false, using: `USING gin ((${textVector(data, spec).toQuery().text}))` });
     }
   }
   const prefix = collectionPrefix(projectId, collectionId);
-  return [...new Set(bodies)].map((body) => {
+  return [...planned].map(([body, index]) => {
     const name = prefix + hash(body).slice(0, 24);
-    const unique = body.startsWith("UNIQUE ");
-    const rest = unique ? body.slice("UNIQUE ".length) : body;
-    return { name, statement: `CREATE ${unique ? "UNIQUE " : ""}INDEX "${name}" ON documents ${rest} ${where}` };
+    const condition = index.predicate ? `${where} AND ${index.predicate}` : where;
+    return { name, statement: `CREATE ${index.unique ? "UNIQUE " : ""}INDEX "${name}" ON documents ${index.using} ${condition}` };
   });
 }
 

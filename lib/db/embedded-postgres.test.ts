@@ -4,7 +4,8 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { startServeApi, type ServeApiProcess } from "../testing/serve-api-process";
-import { runningPostmaster, startEmbeddedPostgres } from "./embedded-postgres";
+import pg from "pg";
+import { runningPostmaster, sharedBuffersMb, startEmbeddedPostgres } from "./embedded-postgres";
 
 /**
  * Ownership of the embedded PostgreSQL across a kill -9 (issue 17, item 8), with real processes:
@@ -81,6 +82,12 @@ describe("embedded PostgreSQL ownership", () => {
     // A second Arca process while the owner lives (the CLI): shares the cluster, never stops it.
     const cli = await startEmbeddedPostgres({ dataDir, port });
     expect(cli.owned).toBe(false);
+    // The cluster runs with shared_buffers sized to the machine, not PostgreSQL's 128 MB default.
+    const client = new pg.Client({ connectionString: cli.url });
+    await client.connect();
+    const shared = (await client.query("SELECT setting::bigint * 8 / 1024 AS mb FROM pg_settings WHERE name = 'shared_buffers'")).rows[0];
+    await client.end();
+    expect(Number(shared.mb)).toBe(sharedBuffersMb());
     await cli.stop();
     // Run without the server's ARCA_PG_PORT, it finds the port in the cluster's lock file.
     const elsewhere = await startEmbeddedPostgres({ dataDir, port: port === 1 ? 2 : port - 1 });
@@ -95,4 +102,13 @@ describe("embedded PostgreSQL ownership", () => {
     expect(runningPostmaster(databaseDir)).toBeUndefined();
     expect(fs.existsSync(path.join(dataDir, "postgres.owner"))).toBe(false);
   }, 240_000);
+});
+
+describe("sharedBuffersMb", () => {
+  it("takes a quarter of the memory, between 128 MB and 2 GB", () => {
+    const gb = 1024 ** 3;
+    expect(sharedBuffersMb(256 * 1024 ** 2)).toBe(128);
+    expect(sharedBuffersMb(4 * gb)).toBe(1024);
+    expect(sharedBuffersMb(24 * gb)).toBe(2048);
+  });
 });

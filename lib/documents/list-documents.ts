@@ -35,19 +35,25 @@ export async function listDocuments(
   }
   const filtered = conditions.length > 0;
   const where = filtered ? sql` AND ${join(conditions, " AND ")}` : raw("");
-  const order = join(
-    list.sort.map(({ path, descending }) => {
-      const key = path.length === 1 && path[0] === "_id" ? raw("d.id") : pathExpression(doc, path);
-      return sql`${key} ${raw(descending ? "DESC NULLS LAST" : "ASC NULLS FIRST")}`;
-    }),
-  );
+  // The sort keys, selected beside the id so the count and the top-N sort carry narrow rows; the
+  // page's documents are then fetched by primary key (a window over whole documents copied every
+  // match into a tuplestore: 10,000 matches of 5 kB spill to disk).
+  const keys = list.sort.map(({ path }) => (path.length === 1 && path[0] === "_id" ? raw("d.id") : pathExpression(doc, path)));
+  const direction = (i: number) => raw(list.sort[i].descending ? "DESC NULLS LAST" : "ASC NULLS FIRST");
+  const order = join(keys.map((key, i) => sql`${key} ${direction(i)}`));
+  const keyColumns = join(keys.map((key, i) => sql`${key} AS ${raw(`k${i}`)}`));
+  const pageOrder = join(keys.map((_, i) => sql`p.${raw(`k${i}`)} ${direction(i)}`));
   const offset = (list.page - 1) * list.perPage;
   const rows = await query<{ documents_count: number; schema: Doc | null; data: Doc | null; total: number | null }>(
     sql`SELECT ${documentsCount("c")} AS documents_count, c.schema, x.data, x.total FROM collections c
         LEFT JOIN LATERAL (
-          SELECT d.data, ${filtered ? raw("count(*) OVER ()") : raw("NULL::bigint")} AS total FROM documents d
-          WHERE d.project_id = ${projectId} AND d.collection_id = ${collectionId}${where}
-          ORDER BY ${order} LIMIT ${list.perPage} OFFSET ${offset}
+          SELECT d.data, p.total FROM (
+            SELECT d.id, ${keyColumns}, ${filtered ? raw("count(*) OVER ()") : raw("NULL::bigint")} AS total FROM documents d
+            WHERE d.project_id = ${projectId} AND d.collection_id = ${collectionId}${where}
+            ORDER BY ${order} LIMIT ${list.perPage} OFFSET ${offset}
+          ) p
+          JOIN documents d ON d.project_id = ${projectId} AND d.collection_id = ${collectionId} AND d.id = p.id
+          ORDER BY ${pageOrder}
         ) x ON true
         WHERE c.project_id = ${projectId} AND c.id = ${collectionId}`,
   );

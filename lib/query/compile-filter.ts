@@ -36,6 +36,17 @@ export interface IndexDefinition {
   method: "btree" | "gin";
   /** The parenthesized column list: `CREATE INDEX <name> ON <table> USING <method> <definition>`. */
   definition: Sql;
+  /** A condition the index is partial on (`WHERE <predicate>`), beside the collection's own. */
+  predicate?: Sql;
+}
+
+/**
+ * Array membership needs an array. The GIN index for it is partial on this condition, so it holds
+ * only documents whose property is an array and the scalar matches of `{p: v}` come from the
+ * btree `=` alone (a full GIN index returned them as well, each rechecked on its heap page).
+ */
+function isArray(property: Sql): Sql {
+  return sql`jsonb_typeof(${property}) = 'array'`;
 }
 
 /**
@@ -45,9 +56,10 @@ export interface IndexDefinition {
  *
  * - btree on `pathExpression`: unique indexes and sorting; together with the GIN below it serves
  *   `{p: v}`, `$eq`, `$in`, `$all` for a top-level `p` (BitmapOr of `= v` and `@> [v]`).
- * - GIN (jsonb_path_ops) on `pathExpression`: the array-membership half of top-level equality.
+ * - GIN (jsonb_path_ops) on `pathExpression`, partial on array values: the array-membership half
+ *   of top-level equality (a BitmapOr whose GIN half is empty while no document holds an array).
  * - GIN (jsonb_path_ops) on `valuesExpression`, for dotted paths without numeric segments:
- *   equality, `$in`, `$all` with scalar values compile to `<values> @> jsonb_build_array(v)`.
+ *   equality, `$in`, `$all` with scalar values compile to `<values> @> '[v]'`.
  * Range operators, `$ne`, `$regex` and equality on objects or arrays under dotted paths are not
  * served by these indexes (they stay exact, as a filter).
  */
@@ -56,7 +68,7 @@ export function indexDefinitions(doc: Sql, path: readonly string[]): IndexDefini
   if (path.length === 1) {
     return [
       { method: "btree", definition: sql`((${property}))` },
-      { method: "gin", definition: sql`((${property}) jsonb_path_ops)` },
+      { method: "gin", definition: sql`((${property}) jsonb_path_ops)`, predicate: isArray(property) },
     ];
   }
   const defs: IndexDefinition[] = [{ method: "btree", definition: sql`((${property}))` }];
@@ -152,22 +164,25 @@ class FilterCompiler {
     if (value === null) {
       if (source.property) {
         const p = source.property;
-        return sql`(${p} IS NULL OR ${p} = 'null'::jsonb OR ${p} @> '[null]'::jsonb)`;
+        return sql`(${p} IS NULL OR ${p} = 'null'::jsonb OR (${isArray(p)} AND ${p} @> '[null]'::jsonb))`;
       }
       const c = this.alias("c");
       return sql`(NOT EXISTS (SELECT 1 FROM (${source.found}) ${c}) OR ${this.someLeaf(source, (v) => sql`${v} = 'null'::jsonb`)})`;
     }
     const scalar = typeof value !== "object";
+    // `@> '[v]'` as a literal: the planner proves an immutable condition from the index and drops
+    // its per-row recheck; `jsonb_build_array(v)` is only stable, and kept the recheck.
+    const element = JSON.stringify([value]);
     if (source.property) {
       const p = source.property;
       // Containment of a scalar in an array is exactly element equality; for objects and
       // arrays it is looser, so those get an exact check (the GIN index still narrows).
       const member = scalar
-        ? sql`${p} @> jsonb_build_array(${json}::jsonb)`
-        : sql`(${p} @> jsonb_build_array(${json}::jsonb) AND EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN jsonb_typeof(${p}) = 'array' THEN ${p} ELSE '[]'::jsonb END) e(v) WHERE e.v = ${json}::jsonb))`;
+        ? sql`(${isArray(p)} AND ${p} @> ${element}::jsonb)`
+        : sql`(${isArray(p)} AND ${p} @> ${element}::jsonb AND EXISTS (SELECT 1 FROM jsonb_array_elements(CASE WHEN ${isArray(p)} THEN ${p} ELSE '[]'::jsonb END) e(v) WHERE e.v = ${json}::jsonb))`;
       return sql`(${p} = ${json}::jsonb OR ${member})`;
     }
-    if (source.values && scalar) return sql`${source.values} @> jsonb_build_array(${json}::jsonb)`;
+    if (source.values && scalar) return sql`${source.values} @> ${element}::jsonb`;
     return this.someLeaf(source, (v) => sql`${v} = ${json}::jsonb`);
   }
 
