@@ -18,7 +18,8 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { request } from "undici";
 import { benchProject } from "./bench-database";
-import { startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
+import fs from "node:fs";
+import { cpuSeconds, startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 5000);
@@ -45,12 +46,16 @@ async function main() {
     await api("/api/collections/hooked/documents/", { warm: true });
 
     // 1. creates with and without hooks, alternated twice to even out drift.
-    const plain1 = await creates(arca, headers, "plain");
-    const hooked1 = await creates(arca, headers, "hooked");
-    const plain2 = await creates(arca, headers, "plain");
-    const hooked2 = await creates(arca, headers, "hooked");
+    // Each run starts with no delivery queued: a backlog left by the run before would load the next.
+    const pids = { arca: children[1].pid!, receiver: children[0].pid! };
+    const plain1 = await creates(arca, headers, "plain", pids);
+    const hooked1 = await creates(arca, headers, "hooked", pids);
+    await waitForQuiet(client);
+    const plain2 = await creates(arca, headers, "plain", pids);
+    const hooked2 = await creates(arca, headers, "hooked", pids);
     const plain = (plain1 + plain2) / 2;
     const hooked = (hooked1 + hooked2) / 2;
+    console.log(`creates/s: 3 hooks ${hooked.toFixed(0)}, none ${plain.toFixed(0)} (${(hooked / plain).toFixed(2)}x); delivering the backlog`);
     await waitForQuiet(client);
 
     // 2. sustained delivery: a burst of events in the outbox, one hook.
@@ -99,7 +104,22 @@ async function main() {
   }
 }
 
-async function creates(base: string, headers: Record<string, string>, collection: string): Promise<number> {
+/** CPU seconds so far of Arca, the receiver, every PostgreSQL process and this process. */
+function cpuNow(pids: { arca: number; receiver: number }) {
+  let postgres = 0;
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/comm`, "utf8").trim() === "postgres") postgres += cpuSeconds(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const own = process.cpuUsage();
+  return { arca: cpuSeconds(pids.arca), receiver: cpuSeconds(pids.receiver), postgres, bench: (own.user + own.system) / 1e6 };
+}
+
+async function creates(base: string, headers: Record<string, string>, collection: string, pids: { arca: number; receiver: number }): Promise<number> {
   const measure = (duration: number) =>
     new Promise<any>((resolve, reject) =>
       autocannon(
@@ -108,7 +128,12 @@ async function creates(base: string, headers: Record<string, string>, collection
       ),
     );
   await measure(2);
+  const before = cpuNow(pids);
   const result = await measure(SECONDS);
+  const after = cpuNow(pids);
+  // Where the two cores went (postgres: every backend, exited ones excepted, and its helpers).
+  const share = (k: keyof typeof before) => `${k} ${((after[k] - before[k]) / SECONDS).toFixed(2)}`;
+  console.log(`  ${collection}: ${result.requests.average.toFixed(0)} creates/s; CPU cores used: ${(["arca", "postgres", "receiver", "bench"] as const).map(share).join(", ")}`);
   if (result.non2xx || result.errors) throw new Error(`creates: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
 }

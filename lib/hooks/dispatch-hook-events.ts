@@ -120,12 +120,39 @@ async function dispatchLocked(done: OutboxPosition | undefined, afterCommit: () 
     if (!/^\d+$/.test(last.txid) || !Number.isSafeInteger(last.id)) throw new Error(`unexpected outbox position ${last.txid}/${last.id}`);
     await client.query(`UPDATE outbox_cursors SET txid = '${last.txid}'::xid8, event_id = ${last.id} WHERE name = '${CURSOR}'; COMMIT`);
     open = false;
-    if (queued) afterCommit();
+    if (queued) {
+      afterCommit();
+      refreshQueueStatistics(queued);
+    }
     return { more: full, held, last: { txid: last.txid, id: last.id } };
   } finally {
     if (open) await client.query("ROLLBACK").catch(() => {});
     client.release();
   }
+}
+
+/**
+ * A burst fills the delivery queue faster than autovacuum (a minute's nap) re-analyzes it: on
+ * statistics of a nearly empty table the claim read every queued row and sorted them (40 ms per
+ * claim at 10,000 queued, against 0.2 ms on the due index once analyzed). After every 1,000
+ * deliveries queued here, at most every 5 s, the table is analyzed (a sample; reads and writes
+ * go on meanwhile).
+ */
+const ANALYZE_AFTER = 1000;
+const ANALYZE_EVERY_MS = 5000;
+let queuedSinceAnalyze = 0;
+let analyzedAt = 0;
+let analyzing = false;
+
+function refreshQueueStatistics(queued: number): void {
+  queuedSinceAnalyze += queued;
+  if (analyzing || queuedSinceAnalyze < ANALYZE_AFTER || Date.now() - analyzedAt < ANALYZE_EVERY_MS) return;
+  analyzing = true;
+  queuedSinceAnalyze = 0;
+  analyzedAt = Date.now();
+  query(sql`ANALYZE hook_deliveries`)
+    .catch((error) => console.error(`hooks: analyzing the delivery queue: ${(error as Error).message}`))
+    .finally(() => (analyzing = false));
 }
 
 /** Inserts a delivery per (event, active hook whose triggers and conditions match); answers how many. */

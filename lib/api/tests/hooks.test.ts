@@ -364,6 +364,32 @@ describe("deliveries", () => {
     }
   });
 
+  it("a burst of 1,000 queued deliveries has the queue table analyzed (its claims stay on the due index)", async () => {
+    const c = unique("burst");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/burst` });
+    // Only the dispatcher's ANALYZE may count: autovacuum's would be last_autoanalyze, and it is off.
+    await t.db.query("ALTER TABLE hook_deliveries SET (autovacuum_enabled = false)");
+    try {
+      const { rows: [{ now }] } = await t.db.query("SELECT now()");
+      await t.db.query(
+        `INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
+         SELECT $1, $2, 'd' || g, 'created', jsonb_build_object('_id', 'd' || g) FROM generate_series(1, 1000) g`,
+        [t.owner.project, c],
+      );
+      await t.db.query("SELECT pg_notify('arca_events', '')");
+      await receiver.waitFor(1000, 30_000, forHook(hook._id));
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const { rows } = await t.db.query("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'hook_deliveries'");
+        if (rows[0]?.last_analyze && rows[0].last_analyze >= now) break;
+        if (Date.now() > deadline) throw new Error(`hook_deliveries not analyzed since ${now.toISOString()}: ${JSON.stringify(rows)}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    } finally {
+      await t.db.query("ALTER TABLE hook_deliveries RESET (autovacuum_enabled)");
+    }
+  }, 60_000);
+
   it("keeps per-document order behind a failing delivery", async () => {
     const c = unique("order");
     const hook = await createHook({ collection: c, url: `${receiver.url}/flaky/1`, retry: { strategy: "constant" } });
