@@ -93,6 +93,8 @@ function pathText(property: string): string {
 interface PlannedIndex {
   name: string;
   statement: string;
+  /** The same build without the lock that stops writes to the documents table (no transaction). */
+  concurrently: string;
 }
 
 function collectionPrefix(projectId: string, collectionId: string): string {
@@ -128,44 +130,92 @@ export function planIndexes(projectId: string, collectionId: string, specs: Inde
   return [...planned].map(([body, index]) => {
     const name = prefix + hash(body).slice(0, 24);
     const condition = index.predicate ? `${where} AND ${index.predicate}` : where;
-    return { name, statement: `CREATE ${index.unique ? "UNIQUE " : ""}INDEX "${name}" ON documents ${index.using} ${condition}` };
+    const create = (how: string) => `CREATE ${index.unique ? "UNIQUE " : ""}INDEX ${how}"${name}" ON documents ${index.using} ${condition}`;
+    return { name, statement: create(""), concurrently: create("CONCURRENTLY ") };
   });
 }
 
 /**
- * Makes the collection's real indexes match `specs`, inside the caller's transaction: drops the
- * ones no longer wanted, creates the missing ones. A unique index over duplicate values is a 409
- * and the transaction (collection save included) rolls back, so nothing is half-created.
+ * Builds the indexes `specs` needs that the collection lacks, on a client outside any transaction,
+ * with CREATE INDEX CONCURRENTLY: a plain CREATE INDEX holds a lock on the documents table, which
+ * every project shares, that stops all their writes for the whole build (seconds over a million
+ * documents). A build that fails leaves an invalid index: it is dropped, and a unique index over
+ * duplicates is a 409. An invalid index left by a crash is dropped and built again. The caller
+ * serializes saves of one collection (`lockCollectionIndexes`).
  */
-export async function syncIndexes(client: pg.PoolClient, projectId: string, collectionId: string, specs: IndexSpec[]): Promise<void> {
-  const wanted = planIndexes(projectId, collectionId, specs);
+export async function buildIndexes(client: pg.PoolClient, projectId: string, collectionId: string, specs: IndexSpec[]): Promise<void> {
   const existing = await existingIndexes(client, projectId, collectionId);
-  for (const name of existing) if (!wanted.some((w) => w.name === name)) await client.query(`DROP INDEX IF EXISTS "${name}"`);
-  for (const index of wanted) {
-    if (existing.includes(index.name)) continue;
+  for (const index of planIndexes(projectId, collectionId, specs)) {
+    const valid = existing.get(index.name);
+    if (valid) continue;
+    if (valid === false) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${index.name}"`);
     try {
-      await client.query(index.statement);
+      await client.query(index.concurrently);
     } catch (error) {
-      if ((error as { code?: string }).code === "23505")
-        throw conflict("Cannot create a unique index: the collection already holds duplicate values");
-      // 42704: a text search configuration an older external PostgreSQL does not have.
-      const text = specs.findIndex((spec) => spec.type === "text");
-      if ((error as { code?: string }).code === "42704" && text >= 0)
-        throw validationError("Validation error", [{ property: `indexes.${text}.language`, message: "is not available on this PostgreSQL server" }]);
-      throw error;
+      await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${index.name}"`).catch(() => {});
+      throw indexError(error, specs);
     }
   }
 }
 
-export async function dropCollectionIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<void> {
-  for (const name of await existingIndexes(client, projectId, collectionId)) await client.query(`DROP INDEX IF EXISTS "${name}"`);
+/**
+ * Inside the saving transaction: builds (plainly) any index `specs` needs that `buildIndexes` did
+ * not leave in place, so the definition never commits without its indexes.
+ */
+export async function ensureIndexes(client: pg.PoolClient, projectId: string, collectionId: string, specs: IndexSpec[]): Promise<void> {
+  const existing = await existingIndexes(client, projectId, collectionId);
+  for (const index of planIndexes(projectId, collectionId, specs)) {
+    if (existing.get(index.name)) continue;
+    try {
+      await client.query(index.statement);
+    } catch (error) {
+      throw indexError(error, specs);
+    }
+  }
 }
 
-async function existingIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<string[]> {
+/**
+ * After the save (or its failure): drops, without locking the documents table, the collection's
+ * indexes that `specs` (the stored definition) does not want.
+ */
+export async function dropUnwantedIndexes(client: pg.PoolClient, projectId: string, collectionId: string, specs: IndexSpec[]): Promise<void> {
+  const wanted = new Set(planIndexes(projectId, collectionId, specs).map((index) => index.name));
+  for (const name of (await existingIndexes(client, projectId, collectionId)).keys())
+    if (!wanted.has(name)) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
+}
+
+/**
+ * Serializes the index work of one collection across processes: a session advisory lock on
+ * `client` (saves), or held by a transaction (`xact`: deletes) until it ends.
+ */
+export async function lockCollectionIndexes(client: pg.PoolClient, projectId: string, collectionId: string, options: { xact?: boolean } = {}): Promise<() => Promise<void>> {
+  const key = `arca collection indexes ${JSON.stringify([projectId, collectionId])}`;
+  await client.query(`SELECT ${options.xact ? "pg_advisory_xact_lock" : "pg_advisory_lock"}(hashtextextended($1, 0))`, [key]);
+  return async () => {
+    if (!options.xact) await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
+  };
+}
+
+function indexError(error: unknown, specs: IndexSpec[]): unknown {
+  if ((error as { code?: string }).code === "23505") return conflict("Cannot create a unique index: the collection already holds duplicate values");
+  // 42704: a text search configuration an older external PostgreSQL does not have.
+  const text = specs.findIndex((spec) => spec.type === "text");
+  if ((error as { code?: string }).code === "42704" && text >= 0)
+    return validationError("Validation error", [{ property: `indexes.${text}.language`, message: "is not available on this PostgreSQL server" }]);
+  return error;
+}
+
+export async function dropCollectionIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<void> {
+  for (const name of (await existingIndexes(client, projectId, collectionId)).keys()) await client.query(`DROP INDEX IF EXISTS "${name}"`);
+}
+
+/** The collection's indexes by name, each with whether it is valid (a failed concurrent build is not). */
+async function existingIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<Map<string, boolean>> {
   const prefix = collectionPrefix(projectId, collectionId);
-  const rows = await query<{ indexname: string }>(
-    sql`SELECT indexname FROM pg_indexes WHERE schemaname = current_schema() AND tablename = 'documents' AND starts_with(indexname, ${prefix})`,
+  const rows = await query<{ name: string; valid: boolean }>(
+    sql`SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+        WHERE i.indrelid = 'documents'::regclass AND starts_with(c.relname, ${prefix})`,
     client,
   );
-  return rows.map((r) => r.indexname);
+  return new Map(rows.map((r) => [r.name, r.valid]));
 }

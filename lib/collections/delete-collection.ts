@@ -5,7 +5,7 @@ import { cancelPendingCounters, holdOffCounterCompaction } from "../projects/cou
 import { forbidden, notFound } from "../errors";
 import { forgetCollectionState } from "../documents/collection-state";
 import { deleteDocumentsWhere } from "../documents/document-statements";
-import { dropCollectionIndexes } from "./collection-indexes";
+import { dropCollectionIndexes, lockCollectionIndexes } from "./collection-indexes";
 import { isSystemName } from "./system-collections";
 
 /** How long a collection delete may wait for the documents table's lock to drop its indexes. */
@@ -20,6 +20,8 @@ export async function deleteCollection(projectId: string, id: string, options: {
   if (isSystemName(id)) throw forbidden("System collections cannot be created, changed or deleted");
   try {
     await transaction(async (client) => {
+      // After any save of this collection still building or dropping its indexes.
+      await lockCollectionIndexes(client, projectId, id, { xact: true });
       await holdOffCounterCompaction(client);
       const row = await queryOne(sql`SELECT 1 FROM collections WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
       if (!row) throw notFound("Collection not found.");

@@ -1,12 +1,14 @@
+import type pg from "pg";
+import { pool } from "../db/pool";
 import { raw, sql } from "../db/sql";
-import { queryOne, transaction } from "../db/query";
+import { queryOne, transactionOn } from "../db/query";
 import { conflict, forbidden, notFound, validationError, type PropertyError } from "../errors";
 import { forgetCollectionState } from "../documents/collection-state";
 import { compileSchema } from "../documents/document-schema";
 import { buildProcessorPlan } from "../processors/processor-plan";
 import { mergePatch } from "../documents/merge-patch";
 import { collectionIdErrors, collectionView, defaultSchema, isDefaultSchema, type CollectionRow, type CollectionView, type IndexSpec } from "./collection";
-import { parseIndexes, syncIndexes } from "./collection-indexes";
+import { buildIndexes, dropUnwantedIndexes, ensureIndexes, lockCollectionIndexes, parseIndexes } from "./collection-indexes";
 import { isSystemName } from "./system-collections";
 import { documentsCount } from "../projects/counters";
 
@@ -14,9 +16,15 @@ export type SaveMode = "create" | "replace" | "merge" | "edit";
 
 /**
  * Creates (POST), saves (PUT: create or replace), merges (PATCH, RFC 7396) or edits (`edit`
- * maps the current definition to the new one: property paths) a collection definition, and makes its real indexes match `indexes`, all in one transaction: a unique index
- * over duplicates (409) or a bad schema (422) leaves nothing changed. `documents_count` and
- * `is_system` are read-only and ignored in bodies. System collections: 403.
+ * maps the current definition to the new one: property paths) a collection definition, and makes
+ * its real indexes match `indexes`: a unique index over duplicates (409) or a bad schema (422)
+ * leaves nothing changed. `documents_count` and `is_system` are read-only and ignored in bodies.
+ * System collections: 403.
+ *
+ * Indexes are built before the definition's transaction and dropped after it, both without
+ * locking the documents table that every project shares (collection-indexes.ts), under a lock
+ * that serializes saves and deletes of this collection. A save that does not commit drops what it
+ * built.
  */
 export async function saveCollection(
   projectId: string,
@@ -29,19 +37,20 @@ export async function saveCollection(
   if (idErrors.length) throw validationError("Validation error", idErrors);
   if (body._id !== undefined && body._id !== id)
     throw validationError("Validation error", [{ property: "_id", message: "must match the id in the path" }]);
+  const indexClient = await pool().connect();
+  let unlock: (() => Promise<void>) | undefined;
   try {
-    return await transaction(async (client) => {
-      const current = await queryOne<CollectionRow>(
-        sql`SELECT id, name, description, schema, indexes, documents_count FROM collections WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`,
-        client,
-      );
+    unlock = await lockCollectionIndexes(indexClient, projectId, id);
+    const stored = await currentDefinition(indexClient, projectId, id);
+    // The definition as it will be (the transaction below settles it again, under the row lock).
+    if (!(mode === "create" && stored) && !((mode === "merge" || mode === "edit") && !stored))
+      await buildIndexes(indexClient, projectId, id, nextDefinition(stored, input).indexes);
+    // On the lock's own connection: waiting saves hold one connection each, never two.
+    const saved = await transactionOn(indexClient, async (client) => {
+      const current = await currentDefinition(client, projectId, id, { lock: true });
       if (mode === "create" && current) throw conflict("Collection already exists.");
       if ((mode === "merge" || mode === "edit") && !current) throw notFound("Collection not found.");
-      // Changes apply to the definition as shown, so a schemaless collection's default schema is
-      // the base a PATCH or a property path extends (it stays open to other properties).
-      const base = current ? { name: current.name, description: current.description, schema: current.schema ?? defaultSchema(), indexes: current.indexes } : {};
-      const merged = (mode === "merge" ? mergePatch(base, body) : mode === "edit" ? input.edit!(structuredClone(base)) : body) as Record<string, unknown>;
-      const next = parseDefinition(merged);
+      const next = nextDefinition(current, input);
       // Whether this write made the collection comes from the INSERT itself: a concurrent create
       // can commit between the lookup above (which locks nothing when there is no row) and here.
       // A create meeting one is 409; a save replaces it (200).
@@ -53,12 +62,42 @@ export async function saveCollection(
         client,
       );
       if (!row) throw conflict("Collection already exists.");
-      await syncIndexes(client, projectId, id, next.indexes);
+      await ensureIndexes(client, projectId, id, next.indexes);
       return { collection: collectionView(row), created: row.inserted };
     });
+    await dropUnwantedIndexes(indexClient, projectId, id, saved.collection.indexes);
+    return saved;
+  } catch (error) {
+    // Not saved: what this save built and the stored definition does not want goes again.
+    if (unlock) {
+      const stored = await currentDefinition(indexClient, projectId, id).then((row) => ({ row }), () => undefined);
+      if (stored) await dropUnwantedIndexes(indexClient, projectId, id, stored.row?.indexes ?? []).catch(() => {});
+    }
+    throw error;
   } finally {
     forgetCollectionState(projectId, id);
+    await unlock?.().catch(() => {});
+    indexClient.release();
   }
+}
+
+async function currentDefinition(client: pg.PoolClient, projectId: string, id: string, options: { lock?: boolean } = {}): Promise<CollectionRow | undefined> {
+  return queryOne<CollectionRow>(
+    sql`SELECT id, name, description, schema, indexes, documents_count FROM collections WHERE project_id = ${projectId} AND id = ${id}${raw(options.lock ? " FOR UPDATE" : "")}`,
+    client,
+  );
+}
+
+/**
+ * The definition a save makes of `current`. Changes apply to the definition as shown, so a
+ * schemaless collection's default schema is the base a PATCH or a property path extends (it stays
+ * open to other properties).
+ */
+function nextDefinition(current: CollectionRow | undefined, input: { body: Record<string, unknown>; mode: SaveMode; edit?: (definition: Record<string, unknown>) => Record<string, unknown> }) {
+  const { body, mode } = input;
+  const base = current ? { name: current.name, description: current.description, schema: current.schema ?? defaultSchema(), indexes: current.indexes } : {};
+  const merged = (mode === "merge" ? mergePatch(base, body) : mode === "edit" ? input.edit!(structuredClone(base)) : body) as Record<string, unknown>;
+  return parseDefinition(merged);
 }
 
 function parseDefinition(body: Record<string, unknown>): { name: string; description: string; schema: Record<string, unknown> | null; indexes: IndexSpec[] } {

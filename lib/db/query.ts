@@ -44,6 +44,15 @@ export async function queryOne<Row extends pg.QueryResultRow = Record<string, un
 /** Runs `work` in one transaction; rolls back on any error and rethrows it. */
 export async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool().connect();
+  try {
+    return await transactionOn(client, work);
+  } finally {
+    client.release();
+  }
+}
+
+/** `transaction` on a client the caller holds (and releases): e.g. one holding a session lock. */
+export async function transactionOn<T>(client: pg.PoolClient, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const committed: (() => void)[] = [];
   const rolledBack: (() => void)[] = [];
   try {
@@ -62,8 +71,6 @@ export async function transaction<T>(work: (client: pg.PoolClient) => Promise<T>
     await client.query("ROLLBACK").catch(() => {});
     for (const fn of rolledBack) fn();
     throw error;
-  } finally {
-    client.release();
   }
 }
 

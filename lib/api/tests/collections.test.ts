@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createToken } from "../../testing/fixtures";
+import { createToken, ownerWithProject } from "../../testing/fixtures";
 import { apiSuite } from "../../testing/api-suite";
 
 const t = apiSuite();
@@ -355,4 +355,42 @@ describe("deleting a collection with indexes while a long statement reads docume
     expect((await t.server.request("/api/collections/indexed-del/", as({ method: "DELETE" }))).status).toBe(204);
     expect((await t.server.request("/api/collections/indexed-del/", as())).status).toBe(404);
   });
+});
+
+describe("building a collection's indexes", () => {
+  it("does not stop another project's writes while it runs (the documents table is shared)", async () => {
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "big" } }))).status).toBe(201);
+    // Rows straight into the table: enough that building two indexes over them takes a while.
+    await t.db.query(
+      `INSERT INTO documents (project_id, collection_id, id, data)
+       SELECT $1, 'big', 'b' || g, jsonb_build_object('_id', 'b' || g, 'n', g, 'tag', 't' || (g % 1000)) FROM generate_series(1, 200000) g`,
+      [t.owner.project],
+    );
+    const other = await ownerWithProject(t.server);
+    const building = (async () => {
+      const res = await t.server.request("/api/collections/big/", as({ method: "PATCH", json: { indexes: [{ type: "simple", property: "tag" }, { type: "simple", property: "n" }] } }));
+      return { status: res.status, text: res.text, at: performance.now() };
+    })();
+    const builds = "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'CREATE INDEX%'";
+    const deadline = Date.now() + 10_000;
+    while (!(await t.db.query(builds)).rows.length) {
+      if (Date.now() > deadline) throw new Error("no index build seen");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const write = await t.server.request(docs("elsewhere"), { project: other.project, token: other.token, json: { x: 1 } });
+    const wroteAt = performance.now();
+    expect(write.status, write.text).toBe(201);
+    const built = await building;
+    expect(built.status, built.text).toBe(200);
+    // The other project's write was answered while the build still ran, not after it.
+    expect(wroteAt).toBeLessThan(built.at);
+    const indexes = await t.db.query(
+      "SELECT count(*)::int AS n, bool_and(i.indisvalid) AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname IN (SELECT indexname FROM pg_indexes WHERE indexdef LIKE $1)",
+      [`%project_id = '${t.owner.project}'::text%collection_id = 'big'::text%`],
+    );
+    expect(indexes.rows[0]).toEqual({ n: 4, valid: true });
+    const page = await t.server.request(`${docs("big")}?filter=${encodeURIComponent(JSON.stringify({ tag: "t7" }))}&per_page=1`, as());
+    expect(page.body.total).toBe(200);
+    await t.db.query("DELETE FROM documents WHERE project_id = $1 AND collection_id = 'big'", [t.owner.project]);
+  }, 60_000);
 });
