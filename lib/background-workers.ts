@@ -8,11 +8,12 @@ import { stopOutboxListener } from "./outbox/outbox-listener";
 import { startCounterCompaction } from "./projects/counters";
 import { startUsageWorkers } from "./usage/usage-workers";
 import { startTokenLastUsedFlush } from "./auth/token-last-used";
+import { startIndexSweep } from "./collections/index-sweep";
 
 /**
  * The process's background jobs: file deletions, last_access flushes, orphan and temp sweeps,
  * counter compaction, `_usage` and `_debug` flushes, hook dispatch and deliveries, outbox pruning,
- * tokens' `last_used_at` flushes.
+ * tokens' `last_used_at` flushes, the sweep of indexes whose collection is gone.
  * Started once per process by whichever door
  * serves the API: `server.ts` at listen, or the Next route handler at its first request (a plain
  * `next start` deployment).
@@ -26,13 +27,14 @@ const holder = globalThis as typeof globalThis & { __arcaWorkers?: BackgroundWor
 export function startBackgroundWorkers(): BackgroundWorkers {
   if (holder.__arcaWorkers) return holder.__arcaWorkers;
   // Everything the workers start runs on the worker pool (no API statement timeout).
-  const { files, stopCompaction, usage, hooks, stopOutboxMaintenance, stopTokenUses } = runAsBackground(() => ({
+  const { files, stopCompaction, usage, hooks, stopOutboxMaintenance, stopTokenUses, stopIndexSweep } = runAsBackground(() => ({
     files: startFileWorkers(),
     stopCompaction: startCounterCompaction(),
     usage: startUsageWorkers(),
     hooks: startHookWorkers(),
     stopOutboxMaintenance: startOutboxMaintenance(),
     stopTokenUses: startTokenLastUsedFlush(),
+    stopIndexSweep: startIndexSweep(),
   }));
   let stopped: Promise<void> | undefined;
   const workers: BackgroundWorkers = {
@@ -44,6 +46,7 @@ export function startBackgroundWorkers(): BackgroundWorkers {
       stopped = withTimeout(STOP_TIMEOUT_MS, async () => {
         stopCompaction();
         stopOutboxMaintenance();
+        stopIndexSweep();
         await Promise.all([files.stop(), usage.stop(), hooks.stop(), stopFeedHub(), stopTokenUses()]);
         // Readers of the outbox are stopped: its LISTEN connection and outbound pools can go.
         await Promise.all([stopOutboxListener(), closeOutboundDispatchers()]);

@@ -97,7 +97,7 @@ interface PlannedIndex {
   concurrently: string;
 }
 
-function collectionPrefix(projectId: string, collectionId: string): string {
+export function collectionPrefix(projectId: string, collectionId: string): string {
   return `di_${hash(`${projectId}\u0000${collectionId}`).slice(0, 16)}_`;
 }
 
@@ -190,11 +190,17 @@ export async function dropUnwantedIndexes(client: pg.PoolClient, projectId: stri
  */
 export async function lockCollectionIndexes(client: pg.PoolClient, projectId: string, collectionId: string, options: { xact?: boolean } = {}): Promise<() => Promise<void>> {
   const key = `arca collection indexes ${JSON.stringify([projectId, collectionId])}`;
-  await client.query(`SELECT ${options.xact ? "pg_advisory_xact_lock" : "pg_advisory_lock"}(hashtextextended($1, 0))`, [key]);
+  const kind = options.xact ? "xact_" : "";
+  // Shared with every other save: the orphan sweep (index-sweep.ts) waits for none of them to hold it.
+  await client.query(`SELECT pg_advisory_${kind}lock_shared(${INDEX_SWEEP_LOCK}), pg_advisory_${kind}lock(hashtextextended($1, 0))`, [key]);
   return async () => {
-    if (!options.xact) await client.query("SELECT pg_advisory_unlock(hashtextextended($1, 0))", [key]);
+    if (!options.xact)
+      await client.query(`SELECT pg_advisory_unlock(hashtextextended($1, 0)), pg_advisory_unlock_shared(${INDEX_SWEEP_LOCK})`, [key]);
   };
 }
+
+/** Held shared by saves and deletes of collections, exclusively by the orphan index sweep. */
+export const INDEX_SWEEP_LOCK = 7_042_101;
 
 function indexError(error: unknown, specs: IndexSpec[]): unknown {
   if ((error as { code?: string }).code === "23505") return conflict("Cannot create a unique index: the collection already holds duplicate values");

@@ -1,3 +1,4 @@
+import { sweepIndexesSoon } from "../collections/index-sweep";
 import { AppError, conflict, forbidden, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
 import { query, transaction } from "../db/query";
@@ -170,6 +171,7 @@ export async function deleteProject(user: PublicUser, projectId: string): Promis
       await cancelPendingCounters(client, projectId);
     }),
   );
+  sweepIndexesSoon(); // its collections' indexes: dropped outside this transaction
 }
 
 function requireManager(access: ProjectAccess): void {

@@ -1,5 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createToken, ownerWithProject } from "../../testing/fixtures";
+import { INDEX_SWEEP_LOCK } from "../../collections/collection-indexes";
+import { sweepOrphanIndexes } from "../../collections/index-sweep";
 import { apiSuite } from "../../testing/api-suite";
 
 const t = apiSuite();
@@ -393,4 +395,37 @@ describe("building a collection's indexes", () => {
     expect(page.body.total).toBe(200);
     await t.db.query("DELETE FROM documents WHERE project_id = $1 AND collection_id = 'big'", [t.owner.project]);
   }, 60_000);
+});
+
+describe("indexes of collections that are gone", () => {
+  it("a deleted project's collection indexes are dropped soon after, other projects' kept", async () => {
+    const other = await ownerWithProject(t.server);
+    const made = await t.server.request("/api/collections/", { project: other.project, token: other.token, json: { _id: "gone", indexes: [{ type: "simple", property: "a" }] } });
+    expect(made.status, made.text).toBe(201);
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "kept", indexes: [{ type: "simple", property: "a" }] } }))).status).toBe(201);
+    const names = async (project: string, collection: string) =>
+      (await t.db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'documents' AND indexdef LIKE $1", [`%project_id = '${project}'::text%collection_id = '${collection}'::text%`])).rows;
+    expect(await names(other.project, "gone")).toHaveLength(2);
+    expect((await t.server.request(`/api/user/projects/${other.project}/`, { method: "DELETE", session: other.session })).status).toBe(204);
+    const deadline = Date.now() + 20_000;
+    while ((await names(other.project, "gone")).length) {
+      if (Date.now() > deadline) throw new Error("the deleted project's indexes are still there");
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await names(t.owner.project, "kept")).toHaveLength(2);
+  }, 30_000);
+
+  it("the sweep leaves a round out while a collection save holds its lock (a save's new indexes have no collection yet)", async () => {
+    const exists = async () => (await t.db.query("SELECT 1 FROM pg_class WHERE relname = 'di_00000000000000ff_orphan'")).rows.length > 0;
+    await t.db.query("CREATE INDEX di_00000000000000ff_orphan ON documents ((data -> 'x')) WHERE project_id = 'no such project'");
+    await t.db.query(`SELECT pg_advisory_lock_shared(${INDEX_SWEEP_LOCK})`);
+    try {
+      expect(await sweepOrphanIndexes()).toEqual([]);
+      expect(await exists()).toBe(true);
+    } finally {
+      await t.db.query(`SELECT pg_advisory_unlock_shared(${INDEX_SWEEP_LOCK})`);
+    }
+    await sweepOrphanIndexes();
+    expect(await exists()).toBe(false);
+  });
 });
