@@ -41,6 +41,9 @@ export async function saveCollection(
   let unlock: (() => Promise<void>) | undefined;
   try {
     unlock = await lockCollectionIndexes(indexClient, projectId, id);
+    // A build over a big collection is long work, not a runaway query: no statement timeout for
+    // this connection's index work (RESET below restores the pool's).
+    await indexClient.query("SET statement_timeout = 0");
     const stored = await currentDefinition(indexClient, projectId, id);
     // The definition as it will be (the transaction below settles it again, under the row lock).
     if (!(mode === "create" && stored) && !((mode === "merge" || mode === "edit") && !stored))
@@ -65,7 +68,10 @@ export async function saveCollection(
       await ensureIndexes(client, projectId, id, next.indexes);
       return { collection: collectionView(row), created: row.inserted };
     });
-    await dropUnwantedIndexes(indexClient, projectId, id, saved.collection.indexes);
+    // Saved: an index left over (a drop that failed) is dropped by the collection's next save.
+    await dropUnwantedIndexes(indexClient, projectId, id, saved.collection.indexes).catch((error) =>
+      console.error(`collections: dropping indexes ${projectId}/${id} no longer wants: ${(error as Error).message}`),
+    );
     return saved;
   } catch (error) {
     // Not saved: what this save built and the stored definition does not want goes again.
@@ -77,7 +83,9 @@ export async function saveCollection(
   } finally {
     forgetCollectionState(projectId, id);
     await unlock?.().catch(() => {});
-    indexClient.release();
+    // A connection whose settings could not be restored is closed, not pooled.
+    const reset = await indexClient.query("RESET statement_timeout").then(() => true, () => false);
+    indexClient.release(reset ? undefined : true);
   }
 }
 
