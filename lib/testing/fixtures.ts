@@ -47,3 +47,17 @@ export async function ownerWithProject(server: TestServer) {
   const token = await createToken(server, owner.session, project);
   return { ...owner, project, token };
 }
+
+/**
+ * An existing collection `big` of this project filled with `count` documents `{_id, n, tag}` (1,000
+ * tags) straight into the table, for tests that need work to take a while (no counters, no events).
+ */
+export async function bigCollection(server: TestServer, db: { query(text: string, values: unknown[]): Promise<unknown> }, as: { project: string; token: string }, count = 200_000): Promise<void> {
+  const made = await server.request("/api/collections/", { ...as, json: { _id: "big" } });
+  expect(made.status, made.text).toBe(201);
+  await db.query(
+    `INSERT INTO documents (project_id, collection_id, id, data)
+     SELECT $1, 'big', 'b' || g, jsonb_build_object('_id', 'b' || g, 'n', g, 'tag', 't' || (g % 1000)) FROM generate_series(1, $2::int) g`,
+    [as.project, count],
+  );
+}

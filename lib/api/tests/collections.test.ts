@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { createToken, ownerWithProject } from "../../testing/fixtures";
+import { bigCollection, createToken, ownerWithProject } from "../../testing/fixtures";
 import { INDEX_SWEEP_LOCK } from "../../collections/collection-indexes";
 import { sweepOrphanIndexes } from "../../collections/index-sweep";
 import { apiSuite } from "../../testing/api-suite";
@@ -361,13 +361,8 @@ describe("deleting a collection with indexes while a long statement reads docume
 
 describe("building a collection's indexes", () => {
   it("does not stop another project's writes while it runs (the documents table is shared)", async () => {
-    expect((await t.server.request("/api/collections/", as({ json: { _id: "big" } }))).status).toBe(201);
-    // Rows straight into the table: enough that building two indexes over them takes a while.
-    await t.db.query(
-      `INSERT INTO documents (project_id, collection_id, id, data)
-       SELECT $1, 'big', 'b' || g, jsonb_build_object('_id', 'b' || g, 'n', g, 'tag', 't' || (g % 1000)) FROM generate_series(1, 200000) g`,
-      [t.owner.project],
-    );
+    // Enough documents that building two indexes over them takes a while.
+    await bigCollection(t.server, t.db, as());
     const other = await ownerWithProject(t.server);
     const building = (async () => {
       const res = await t.server.request("/api/collections/big/", as({ method: "PATCH", json: { indexes: [{ type: "simple", property: "tag" }, { type: "simple", property: "n" }] } }));
