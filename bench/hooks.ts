@@ -55,7 +55,6 @@ async function main() {
     const hooked2 = await creates(arca, headers, "hooked", pids);
     const plain = (plain1 + plain2) / 2;
     const hooked = (hooked1 + hooked2) / 2;
-    console.log(`creates/s: 3 hooks ${hooked.toFixed(0)}, none ${plain.toFixed(0)} (${(hooked / plain).toFixed(2)}x); delivering the backlog`);
     await waitForQuiet(client);
 
     // 2. sustained delivery: a burst of events in the outbox, one hook.

@@ -97,8 +97,15 @@ interface PlannedIndex {
   concurrently: string;
 }
 
+const PREFIX_HASH_CHARS = 16;
+
 export function collectionPrefix(projectId: string, collectionId: string): string {
-  return `di_${hash(`${projectId}\u0000${collectionId}`).slice(0, 16)}_`;
+  return `di_${hash(`${projectId}\u0000${collectionId}`).slice(0, PREFIX_HASH_CHARS)}_`;
+}
+
+/** The part of an index's name that names its collection (`collectionPrefix`). */
+export function collectionPrefixOf(indexName: string): string {
+  return indexName.slice(0, "di_".length + PREFIX_HASH_CHARS + 1);
 }
 
 function hash(text: string): string {
@@ -136,39 +143,26 @@ export function planIndexes(projectId: string, collectionId: string, specs: Inde
 }
 
 /**
- * Builds the indexes `specs` needs that the collection lacks, on a client outside any transaction,
- * with CREATE INDEX CONCURRENTLY: a plain CREATE INDEX holds a lock on the documents table, which
- * every project shares, that stops all their writes for the whole build (seconds over a million
- * documents). A build that fails leaves an invalid index: it is dropped, and a unique index over
- * duplicates is a 409. An invalid index left by a crash is dropped and built again. The caller
- * serializes saves of one collection (`lockCollectionIndexes`).
+ * Builds the indexes `specs` needs that the collection lacks. Before the saving transaction, with
+ * `concurrently` on a client outside any transaction: a plain CREATE INDEX holds a lock on the
+ * documents table, which every project shares, that stops all their writes for the whole build
+ * (seconds over a million documents). A concurrent build that fails leaves an invalid index: it is
+ * dropped, and a unique index over duplicates is a 409; one left by a crash is dropped and built
+ * again. Inside the transaction, plainly, for whatever the first pass did not leave in place, so
+ * the definition never commits without its indexes. The caller serializes saves of one collection
+ * (`lockCollectionIndexes`).
  */
-export async function buildIndexes(client: pg.PoolClient, projectId: string, collectionId: string, specs: IndexSpec[]): Promise<void> {
+export async function buildIndexes(client: pg.PoolClient, projectId: string, collectionId: string, specs: IndexSpec[], options: { concurrently: boolean }): Promise<void> {
+  const drop = (name: string) => client.query(`DROP INDEX ${options.concurrently ? "CONCURRENTLY " : ""}IF EXISTS "${name}"`);
   const existing = await existingIndexes(client, projectId, collectionId);
   for (const index of planIndexes(projectId, collectionId, specs)) {
     const valid = existing.get(index.name);
     if (valid) continue;
-    if (valid === false) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${index.name}"`);
+    if (valid === false) await drop(index.name);
     try {
-      await client.query(index.concurrently);
+      await client.query(options.concurrently ? index.concurrently : index.statement);
     } catch (error) {
-      await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${index.name}"`).catch(() => {});
-      throw indexError(error, specs);
-    }
-  }
-}
-
-/**
- * Inside the saving transaction: builds (plainly) any index `specs` needs that `buildIndexes` did
- * not leave in place, so the definition never commits without its indexes.
- */
-export async function ensureIndexes(client: pg.PoolClient, projectId: string, collectionId: string, specs: IndexSpec[]): Promise<void> {
-  const existing = await existingIndexes(client, projectId, collectionId);
-  for (const index of planIndexes(projectId, collectionId, specs)) {
-    if (existing.get(index.name)) continue;
-    try {
-      await client.query(index.statement);
-    } catch (error) {
+      if (options.concurrently) await drop(index.name).catch(() => {});
       throw indexError(error, specs);
     }
   }
@@ -216,8 +210,12 @@ export async function dropCollectionIndexes(client: pg.PoolClient, projectId: st
 }
 
 /** The collection's indexes by name, each with whether it is valid (a failed concurrent build is not). */
-async function existingIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<Map<string, boolean>> {
-  const prefix = collectionPrefix(projectId, collectionId);
+function existingIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<Map<string, boolean>> {
+  return indexesNamed(client, collectionPrefix(projectId, collectionId));
+}
+
+/** Indexes on the documents table whose name starts with `prefix` (`di_`: every collection's). */
+export async function indexesNamed(client: pg.PoolClient, prefix: string): Promise<Map<string, boolean>> {
   const rows = await query<{ name: string; valid: boolean }>(
     sql`SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
         WHERE i.indrelid = 'documents'::regclass AND starts_with(c.relname, ${prefix})`,

@@ -1,5 +1,5 @@
 import { pool, runAsBackground } from "../db/pool";
-import { collectionPrefix, INDEX_SWEEP_LOCK } from "./collection-indexes";
+import { collectionPrefix, collectionPrefixOf, indexesNamed, INDEX_SWEEP_LOCK } from "./collection-indexes";
 
 /**
  * Drops collection indexes whose collection is gone: a project's delete removes its collections
@@ -27,14 +27,11 @@ export async function sweepOrphanIndexes(): Promise<string[]> {
     const { rows: [lock] } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${INDEX_SWEEP_LOCK}) AS locked`);
     if (!lock.locked) return [];
     try {
-      const { rows: indexes } = await client.query<{ name: string }>(
-        `SELECT c.relname AS name FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-         WHERE i.indrelid = 'documents'::regclass AND starts_with(c.relname, 'di_')`,
-      );
+      const indexes = [...(await indexesNamed(client, "di_")).keys()];
       if (!indexes.length) return [];
       const { rows: collections } = await client.query<{ project_id: string; id: string }>("SELECT project_id, id FROM collections");
       const live = new Set(collections.map((c) => collectionPrefix(c.project_id, c.id)));
-      const orphans = indexes.map((i) => i.name).filter((name) => !live.has(name.slice(0, collectionPrefix("", "").length)));
+      const orphans = indexes.filter((name) => !live.has(collectionPrefixOf(name)));
       for (const name of orphans) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
       return orphans;
     } finally {

@@ -8,7 +8,7 @@ import { compileSchema } from "../documents/document-schema";
 import { buildProcessorPlan } from "../processors/processor-plan";
 import { mergePatch } from "../documents/merge-patch";
 import { collectionIdErrors, collectionView, defaultSchema, isDefaultSchema, type CollectionRow, type CollectionView, type IndexSpec } from "./collection";
-import { buildIndexes, dropUnwantedIndexes, ensureIndexes, lockCollectionIndexes, parseIndexes } from "./collection-indexes";
+import { buildIndexes, dropUnwantedIndexes, lockCollectionIndexes, parseIndexes } from "./collection-indexes";
 import { isSystemName } from "./system-collections";
 import { documentsCount } from "../projects/counters";
 
@@ -47,7 +47,7 @@ export async function saveCollection(
     const stored = await currentDefinition(indexClient, projectId, id);
     // The definition as it will be (the transaction below settles it again, under the row lock).
     if (!(mode === "create" && stored) && !((mode === "merge" || mode === "edit") && !stored))
-      await buildIndexes(indexClient, projectId, id, nextDefinition(stored, input).indexes);
+      await buildIndexes(indexClient, projectId, id, nextDefinition(stored, input).indexes, { concurrently: true });
     // On the lock's own connection: waiting saves hold one connection each, never two.
     const saved = await transactionOn(indexClient, async (client) => {
       const current = await currentDefinition(client, projectId, id, { lock: true });
@@ -65,7 +65,7 @@ export async function saveCollection(
         client,
       );
       if (!row) throw conflict("Collection already exists.");
-      await ensureIndexes(client, projectId, id, next.indexes);
+      await buildIndexes(client, projectId, id, next.indexes, { concurrently: false });
       return { collection: collectionView(row), created: row.inserted };
     });
     // Saved: an index left over (a drop that failed) is dropped by the collection's next save.
