@@ -1,11 +1,16 @@
+import type pg from "pg";
 import { pool, runAsBackground } from "../db/pool";
-import { collectionPrefix, collectionPrefixOf, indexesNamed, INDEX_SWEEP_LOCK } from "./collection-indexes";
+import type { IndexSpec } from "./collection";
+import { collectionPrefix, collectionPrefixOf, indexesNamed, planIndexes, INDEX_SWEEP_LOCK } from "./collection-indexes";
 
 /**
- * Drops collection indexes whose collection is gone: a project's delete removes its collections
- * in one transaction and leaves their indexes (dropping them there would lock the documents table,
- * which every project shares, until it commits), and a process killed during a save can leave a
- * half-built one. Every index on the documents table costs each insert a check of its predicate,
+ * Drops collection indexes that no collection wants ("orphans"): a project's delete removes its
+ * collections in one transaction and leaves their indexes (dropping them there would lock the
+ * documents table, which every project shares, until it commits); a collection delete or save
+ * whose drop after the commit failed leaves some; a process killed during a save can leave a
+ * half-built one. An index of a collection that still exists goes only once every index its
+ * definition wants is in place and valid: one made by an older version for the same definition
+ * keeps answering its queries until then. Every index on the documents table costs each insert a check of its predicate,
  * so these are not left to pile up. An index belongs to a collection by its name's prefix (a hash
  * of project and collection). Runs at start, every ARCA_INDEX_SWEEP_MS (default 10 minutes) and
  * soon after a project is deleted; skips a round while any collection save or delete is under way
@@ -15,7 +20,7 @@ const SWEEP_EVERY_MS = Number(process.env.ARCA_INDEX_SWEEP_MS || 600_000);
 
 let requestSweep: (() => void) | undefined;
 
-/** After a project delete: sweep soon (a no-op where no sweeper runs). */
+/** After a project delete or a failed drop: sweep soon (a no-op where no sweeper runs). */
 export function sweepIndexesSoon(): void {
   requestSweep?.();
 }
@@ -27,11 +32,9 @@ export async function sweepOrphanIndexes(): Promise<string[]> {
     const { rows: [lock] } = await client.query<{ locked: boolean }>(`SELECT pg_try_advisory_lock(${INDEX_SWEEP_LOCK}) AS locked`);
     if (!lock.locked) return [];
     try {
-      const indexes = [...(await indexesNamed(client, "di_")).keys()];
-      if (!indexes.length) return [];
-      const { rows: collections } = await client.query<{ project_id: string; id: string }>("SELECT project_id, id FROM collections");
-      const live = new Set(collections.map((c) => collectionPrefix(c.project_id, c.id)));
-      const orphans = indexes.filter((name) => !live.has(collectionPrefixOf(name)));
+      const indexes = await indexesNamed(client, "di_");
+      if (!indexes.size) return [];
+      const orphans = await unwantedIndexes(client, indexes);
       for (const name of orphans) await client.query(`DROP INDEX CONCURRENTLY IF EXISTS "${name}"`);
       return orphans;
     } finally {
@@ -40,6 +43,28 @@ export async function sweepOrphanIndexes(): Promise<string[]> {
   } finally {
     client.release();
   }
+}
+
+/** Of `indexes` (existing, by name and validity), those no collection's definition wants. */
+async function unwantedIndexes(client: pg.PoolClient, indexes: Map<string, boolean>): Promise<string[]> {
+  const { rows: collections } = await client.query<{ project_id: string; id: string; indexes: IndexSpec[] | null }>("SELECT project_id, id, indexes FROM collections");
+  // Per live collection's prefix: the names it wants, or undefined to keep all of its indexes.
+  const wanted = new Map<string, Set<string> | undefined>();
+  for (const c of collections) {
+    let names: Set<string> | undefined;
+    try {
+      names = new Set(planIndexes(c.project_id, c.id, c.indexes ?? []).map((index) => index.name));
+    } catch (error) {
+      console.error(`collections: reading the indexes ${c.project_id}/${c.id} wants: ${(error as Error).message}`);
+    }
+    wanted.set(collectionPrefix(c.project_id, c.id), names && [...names].every((name) => indexes.get(name) === true) ? names : undefined);
+  }
+  return [...indexes.keys()].filter((name) => {
+    const prefix = collectionPrefixOf(name);
+    if (!wanted.has(prefix)) return true;
+    const names = wanted.get(prefix);
+    return names !== undefined && !names.has(name);
+  });
 }
 
 export function startIndexSweep(): () => void {

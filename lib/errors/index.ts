@@ -89,11 +89,11 @@ export function fromDatabaseError(error: unknown): AppError | undefined {
     if (/project_id_fkey$/.test(constraint)) return notFound("Project not found.");
     return conflict("What this write refers to was deleted meanwhile.");
   }
-  // Two transactions waited on each other (a collection delete dropping its indexes against
-  // writes into it): PostgreSQL cancelled this one; nothing of it was written.
+  // Two transactions waited on each other (or could not be serialized): PostgreSQL cancelled this
+  // one; nothing of it was written.
   if (code === "40P01" || code === "40001") return serviceUnavailable("The request collided with a concurrent change; try again", 1);
-  // lock_timeout: a statement that would have held others up (a collection's indexes dropped
-  // while a long query reads the documents table) gave up instead.
+  // lock_timeout (set on the role of an external server): the statement gave up waiting for a
+  // lock a long request holds.
   if (code === "55P03") return serviceUnavailable("The database is busy with a long request; try again", 1);
   if (code === "22P02" || code === "22023") return badRequest("Malformed value in query.");
   // statement_timeout (ARCA_STATEMENT_TIMEOUT_MS) cancelled it: the request was too costly, not wrong.

@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { apiSuite } from "../../testing/api-suite";
 import { bigCollection } from "../../testing/fixtures";
+import { sweepOrphanIndexes } from "../../collections/index-sweep";
 
 // A statement timeout far below what building indexes over 200,000 documents takes.
 process.env.ARCA_STATEMENT_TIMEOUT_MS = "400";
@@ -30,4 +31,29 @@ describe("building indexes over a big collection", () => {
     );
     expect(slow.status, slow.text).toBe(503);
   }, 120_000);
+});
+
+describe("a collection delete whose index drop outlasts the statement timeout", () => {
+  it("still deletes (204), and the index sweep drops the indexes once nothing holds them", async () => {
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "slow-drop", indexes: [{ type: "simple", property: "n" }] } }))).status).toBe(201);
+    const indexes = async () => (await t.db.query("SELECT indexname FROM pg_indexes WHERE tablename = 'documents' AND indexdef LIKE $1", [`%project_id = '${t.owner.project}'::text%collection_id = 'slow-drop'::text%`])).rows;
+    const spy = vi.spyOn(console, "error").mockImplementation(() => {});
+    let logged = "";
+    await t.db.query("BEGIN");
+    try {
+      // A reader the concurrent drop must wait for, longer than the 400 ms timeout.
+      await t.db.query("SELECT 1 FROM documents LIMIT 1");
+      const deleted = await t.server.request("/api/collections/slow-drop/", as({ method: "DELETE" }));
+      expect(deleted.status, deleted.text).toBe(204);
+    } finally {
+      await t.db.query("COMMIT");
+      logged = spy.mock.calls.flat().join(" ");
+      spy.mockRestore();
+    }
+    expect(logged).toContain("the index sweep will");
+    expect((await t.server.request("/api/collections/slow-drop/", as())).status).toBe(404);
+    expect(await indexes()).not.toEqual([]);
+    await sweepOrphanIndexes();
+    expect(await indexes()).toEqual([]);
+  });
 });
