@@ -7,6 +7,7 @@ import { getRequestListener } from "@hono/node-server";
 import next from "next";
 import { apiApp } from "./lib/api/app";
 import { startBackgroundWorkers } from "./lib/background-workers";
+import { startHookThread } from "./lib/hooks/start-hook-thread";
 import { checkFileBlobStore } from "./lib/files/file-blob-store";
 import { edgeHeadersFor } from "./lib/http/edge-headers";
 
@@ -122,7 +123,8 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
   });
   server.keepAliveTimeout = 65_000;
   server.on("clientError", answerUnparsable);
-  const workers = startBackgroundWorkers();
+  // Hook dispatch and deliveries on a thread of their own, of lower priority than requests.
+  const workers = startBackgroundWorkers({ startHooks: startHookThread });
   server.on("close", () => void workers.stop());
   await new Promise<void>((resolve) => server.listen(options.port, resolve));
   return server;

@@ -1,7 +1,7 @@
 import { runAsBackground } from "./db/pool";
 import { stopFeedHub } from "./feed/feed-hub";
 import { startFileWorkers } from "./files/file-workers";
-import { startHookWorkers } from "./hooks/hook-workers";
+import { startHookWorkers, type HookWorkers } from "./hooks/hook-workers";
 import { closeOutboundDispatchers } from "./net/outbound-guard";
 import { startOutboxMaintenance } from "./outbox/outbox-maintenance";
 import { stopOutboxListener } from "./outbox/outbox-listener";
@@ -12,8 +12,9 @@ import { startIndexSweep } from "./collections/index-sweep";
 
 /**
  * The process's background jobs: file deletions, last_access flushes, orphan and temp sweeps,
- * counter compaction, `_usage` and `_debug` flushes, hook dispatch and deliveries, outbox pruning,
- * tokens' `last_used_at` flushes, the sweep of indexes whose collection is gone.
+ * counter compaction, `_usage` and `_debug` flushes, hook dispatch and deliveries (on this event
+ * loop, or where `startHooks` puts them: server.ts gives them a thread), outbox pruning, tokens'
+ * `last_used_at` flushes, the sweep of indexes no collection wants.
  * Started once per process by whichever door
  * serves the API: `server.ts` at listen, or the Next route handler at its first request (a plain
  * `next start` deployment).
@@ -24,14 +25,14 @@ export interface BackgroundWorkers {
 
 const holder = globalThis as typeof globalThis & { __arcaWorkers?: BackgroundWorkers; __arcaWorkersStopping?: Promise<void> };
 
-export function startBackgroundWorkers(): BackgroundWorkers {
+export function startBackgroundWorkers(options: { startHooks?: () => HookWorkers } = {}): BackgroundWorkers {
   if (holder.__arcaWorkers) return holder.__arcaWorkers;
   // Everything the workers start runs on the worker pool (no API statement timeout).
   const { files, stopCompaction, usage, hooks, stopOutboxMaintenance, stopTokenUses, stopIndexSweep } = runAsBackground(() => ({
     files: startFileWorkers(),
     stopCompaction: startCounterCompaction(),
     usage: startUsageWorkers(),
-    hooks: startHookWorkers(),
+    hooks: (options.startHooks ?? startHookWorkers)(),
     stopOutboxMaintenance: startOutboxMaintenance(),
     stopTokenUses: startTokenLastUsedFlush(),
     stopIndexSweep: startIndexSweep(),

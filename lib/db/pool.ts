@@ -66,6 +66,13 @@ function database(): Database {
 export const pool = (): pg.Pool => (background.getStore() ? database().workerPool : database().pool);
 export const prisma = (): PrismaClient => database().prisma;
 
+/** The URL the process's database was connected with (for a thread that connects on its own). */
+export function databaseUrl(): string {
+  const url = holder.__arcaDatabase?.pool.options.connectionString;
+  if (!url) throw new Error("The database is not connected");
+  return url;
+}
+
 export async function disconnectDatabase(): Promise<void> {
   const db = holder.__arcaDatabase;
   holder.__arcaDatabase = undefined;

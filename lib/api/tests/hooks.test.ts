@@ -1,10 +1,12 @@
 import { createHmac } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import fs from "node:fs";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { apiSuite } from "../../testing/api-suite";
 import { createToken, ownerWithProject } from "../../testing/fixtures";
 import { startHookReceiver, type HookReceiver } from "../../testing/hook-receiver";
 import { form, PNG } from "./files-helpers";
+import { HOOK_THREAD_NICE, startHookThread } from "../../hooks/start-hook-thread";
 
 // The receiver listens on loopback, which hooks refuse unless the operator allows it.
 process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
@@ -613,5 +615,40 @@ describe("isolation", () => {
     expect((await t.server.request(`${hooksPath}open-hook/`, asHookMaker({ method: "PUT", json: { collection: "secret", url: `${receiver.url}/ok` } }))).status).toBe(403);
     expect((await t.server.request(`${hooksPath}open-hook/`, as({ method: "GET" }))).body.collection).toBe("open");
     expect((await t.server.request(`${hooksPath}open-hook/`, as({ method: "DELETE" }))).status).toBe(204);
+  });
+});
+
+describe("the hook thread", () => {
+  /** A thread's nice value, from /proc (Linux: nice is per thread). */
+  const niceOf = (task: string) => Number(fs.readFileSync(`/proc/self/task/${task}/stat`, "utf8").split(") ")[1].split(" ")[16]);
+
+  it("delivers from a thread of lower CPU priority than the API's (every delivery above came through it)", () => {
+    const main = niceOf(String(process.pid));
+    const others = fs.readdirSync("/proc/self/task").filter((task) => task !== String(process.pid)).map(niceOf);
+    expect(others).toContain(Math.min(19, main + HOOK_THREAD_NICE));
+  });
+
+  it("is started again when it fails, and stops", async () => {
+    const hooks = startHookThread();
+    try {
+      const first = hooks.current()!;
+      await new Promise((resolve) => first.once("online", resolve));
+      const logged = vi.spyOn(console, "error").mockImplementation(() => {});
+      try {
+        await first.terminate();
+        await expect.poll(() => hooks.current() !== undefined && hooks.current() !== first, { timeout: 5000 }).toBe(true);
+        expect(logged.mock.calls.flat().join(" ")).toContain("hooks: thread ended; starting it again in 1 s");
+      } finally {
+        logged.mockRestore();
+      }
+      const second = hooks.current()!;
+      const exited = new Promise((resolve) => second.once("exit", resolve));
+      await hooks.stop();
+      await exited;
+      await new Promise((r) => setTimeout(r, 1200));
+      expect(hooks.current()).toBe(second); // not started again after a stop
+    } finally {
+      await hooks.stop();
+    }
   });
 });
