@@ -340,6 +340,17 @@ describe("collection edges (audit round 8)", () => {
   });
 });
 
+/** Waits until some connection runs a statement starting with `prefix`. */
+async function statementRunning(prefix: string) {
+  // Inside a transaction pg_stat_activity is a snapshot until cleared.
+  const running = "SELECT 1 FROM pg_stat_clear_snapshot(), pg_stat_activity WHERE state = 'active' AND starts_with(query, $1)";
+  const deadline = Date.now() + 10_000;
+  while (!(await t.db.query(running, [prefix])).rows.length) {
+    if (Date.now() > deadline) throw new Error(`no ${prefix} seen running`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
 describe("deleting a collection with indexes while a long statement reads documents", () => {
   it("holds up no other write while its indexes wait for the reader, and they are gone once it is done", async () => {
     expect((await t.server.request("/api/collections/", as({ json: { _id: "indexed-del", indexes: [{ type: "simple", property: "n" }] } }))).status).toBe(201);
@@ -352,13 +363,7 @@ describe("deleting a collection with indexes while a long statement reads docume
     try {
       await t.db.query("SELECT 1 FROM documents LIMIT 1"); // holds the table's share lock until COMMIT
       deleting = t.server.request("/api/collections/indexed-del/", as({ method: "DELETE" }));
-      // Inside a transaction pg_stat_activity is a snapshot until cleared.
-      const drops = "SELECT 1 FROM pg_stat_clear_snapshot(), pg_stat_activity WHERE state = 'active' AND query LIKE 'DROP INDEX CONCURRENTLY%'";
-      const deadline = Date.now() + 10_000;
-      while (!(await t.db.query(drops)).rows.length) {
-        if (Date.now() > deadline) throw new Error("no index drop seen");
-        await new Promise((r) => setTimeout(r, 5));
-      }
+      await statementRunning("DROP INDEX CONCURRENTLY");
       // Writes into any collection of any project go on while the drop waits for the reader.
       const write = await t.server.request(docs("elsewhere"), { project: other.project, token: other.token, json: { x: 1 } });
       expect(write.status, write.text).toBe(201);
@@ -383,12 +388,7 @@ describe("building a collection's indexes", () => {
       const res = await t.server.request("/api/collections/big/", as({ method: "PATCH", json: { indexes: [{ type: "simple", property: "tag" }, { type: "simple", property: "n" }] } }));
       return { status: res.status, text: res.text, at: performance.now() };
     })();
-    const builds = "SELECT 1 FROM pg_stat_activity WHERE state = 'active' AND query LIKE 'CREATE INDEX%'";
-    const deadline = Date.now() + 10_000;
-    while (!(await t.db.query(builds)).rows.length) {
-      if (Date.now() > deadline) throw new Error("no index build seen");
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await statementRunning("CREATE INDEX");
     const write = await t.server.request(docs("elsewhere"), { project: other.project, token: other.token, json: { x: 1 } });
     const wroteAt = performance.now();
     expect(write.status, write.text).toBe(201);
