@@ -205,10 +205,6 @@ function indexError(error: unknown, specs: IndexSpec[]): unknown {
   return error;
 }
 
-export async function dropCollectionIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<void> {
-  for (const name of (await existingIndexes(client, projectId, collectionId)).keys()) await client.query(`DROP INDEX IF EXISTS "${name}"`);
-}
-
 /** The collection's indexes by name, each with whether it is valid (a failed concurrent build is not). */
 function existingIndexes(client: pg.PoolClient, projectId: string, collectionId: string): Promise<Map<string, boolean>> {
   return indexesNamed(client, collectionPrefix(projectId, collectionId));

@@ -8,13 +8,14 @@ import { collectionPrefix, collectionPrefixOf, indexesNamed, planIndexes, INDEX_
  * collections in one transaction and leaves their indexes (dropping them there would lock the
  * documents table, which every project shares, until it commits); a collection delete or save
  * whose drop after the commit failed leaves some; a process killed during a save can leave a
- * half-built one. An index of a collection that still exists goes only once every index its
- * definition wants is in place and valid: one made by an older version for the same definition
- * keeps answering its queries until then. Every index on the documents table costs each insert a check of its predicate,
+ * half-built one. Every index on the documents table costs each insert a check of its predicate,
  * so these are not left to pile up. An index belongs to a collection by its name's prefix (a hash
- * of project and collection). Runs at start, every ARCA_INDEX_SWEEP_MS (default 10 minutes) and
- * soon after a project is deleted; skips a round while any collection save or delete is under way
- * (they hold its lock shared), and drops with DROP INDEX CONCURRENTLY.
+ * of project and collection). One of a collection that still exists goes only once every index
+ * its definition wants is in place and valid: one made by an older version for the same
+ * definition keeps answering its queries until then. Runs at start, every ARCA_INDEX_SWEEP_MS
+ * (default 10 minutes) and soon after a project delete or a failed drop; skips a round while any
+ * collection save or delete is under way (they hold its lock shared), and drops with DROP INDEX
+ * CONCURRENTLY.
  */
 const SWEEP_EVERY_MS = Number(process.env.ARCA_INDEX_SWEEP_MS || 600_000);
 

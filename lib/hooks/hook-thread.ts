@@ -12,7 +12,6 @@ import { startHookWorkers } from "./hook-workers";
 
 const { databaseUrl, nice } = workerData as { databaseUrl: string; nice: number };
 
-
 // On Linux a thread's nice value is its own (setpriority on the calling thread): under a load
 // that takes every core, the API's requests come first and deliveries catch up when it eases.
 // Elsewhere it may lower the whole process, or be refused; either is harmless.

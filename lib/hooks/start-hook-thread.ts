@@ -3,18 +3,18 @@ import { databaseUrl } from "../db/pool";
 import type { HookWorkers } from "./hook-workers";
 
 /**
- * Runs the hooks' background work (hook-workers.ts) on a worker thread of lower CPU priority
- * (10 above the API's nice value) instead of the API's event loop. Dispatching and delivering cost CPU for every hooked
- * write: on the API's thread they took the event loop from requests (creates into a collection
- * with 3 hooks ran at 0.35x of one without, docs/performance.md). The thread shares the process's
- * environment, and is started again a second after it fails: its state is in PostgreSQL.
+ * Runs the hooks' background work (hook-workers.ts) on a worker thread of lower CPU priority (a
+ * nice value 10 above the API's) instead of the API's event loop. Dispatching and delivering cost
+ * CPU for every hooked write: on the API's thread they took the event loop from requests (creates
+ * into a collection with 3 hooks ran at 0.35x of one without, docs/performance.md). The thread
+ * shares the process's environment, and is started again a second after it fails: its state is
+ * in PostgreSQL.
  *
  * Started by `npm start`'s server (server.ts); the Next route handler door keeps the hook
  * workers on its own thread (its bundle has no TypeScript to load a thread from).
  */
 export const HOOK_THREAD_NICE = 10;
 const STOP_WAIT_MS = 4_000;
-
 
 export interface HookThread extends HookWorkers {
   /** The thread running now (none between a failure and its restart). */
