@@ -37,19 +37,21 @@ export function startArca(databaseUrl: string, children: ChildProcess[], env?: R
   return startChild(fileURLToPath(new URL("./serve-arca.ts", import.meta.url)), [databaseUrl], children, { profile: true, env });
 }
 
-/** Resident set size of a process, from /proc (Linux), in MiB. */
-/** CPU seconds (user + system) a process has used so far, from /proc (0 when unreadable). */
-export function cpuSeconds(pid: number, part: "user" | "system" | "both" = "both"): number {
+/** CPU seconds (user + system; with its waited-for children's) a process has used so far, from /proc (0 when unreadable). */
+export function cpuSeconds(pid: number, part: "user" | "system" | "both" | "with children" = "both"): number {
   try {
     const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
     const user = Number(fields[11]) / 100;
     const system = Number(fields[12]) / 100;
-    return part === "user" ? user : part === "system" ? system : user + system;
+    // Children it waited for (exited ones: a PostgreSQL postmaster's backends).
+    const children = (Number(fields[13]) + Number(fields[14])) / 100;
+    return part === "user" ? user : part === "system" ? system : part === "both" ? user + system : user + system + children;
   } catch {
     return 0;
   }
 }
 
+/** Resident set size of a process, from /proc (Linux), in MiB. */
 export function rssMiB(pid: number): number {
   try {
     const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");

@@ -109,7 +109,7 @@ function cpuNow(pids: { arca: number; receiver: number }) {
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
-      if (fs.readFileSync(`/proc/${name}/comm`, "utf8").trim() === "postgres") postgres += cpuSeconds(Number(name));
+      if (fs.readFileSync(`/proc/${name}/comm`, "utf8").trim() === "postgres") postgres += cpuSeconds(Number(name), "with children");
     } catch {
       // gone meanwhile
     }
@@ -130,7 +130,8 @@ async function creates(base: string, headers: Record<string, string>, collection
   const before = cpuNow(pids);
   const result = await measure(SECONDS);
   const after = cpuNow(pids);
-  // Where the two cores went (postgres: every backend, exited ones excepted, and its helpers).
+  // Where the two cores went (postgres: every backend and helper; exited backends are in the
+  // postmaster's children's time).
   const share = (k: keyof typeof before) => `${k} ${((after[k] - before[k]) / SECONDS).toFixed(2)}`;
   console.log(`  ${collection}: ${result.requests.average.toFixed(0)} creates/s; CPU cores used: ${(["arca", "postgres", "receiver", "bench"] as const).map(share).join(", ")}`);
   if (result.non2xx || result.errors) throw new Error(`creates: ${result.non2xx} non-2xx, ${result.errors} errors`);
