@@ -10,6 +10,8 @@
  *    same receiver with the same concurrency (64);
  * 3. commit-to-receiver latency when idle: 200 sequential creates 20 ms apart, receiver arrival
  *    minus the moment the create was sent (an upper bound of commit to arrival), p50 and p99.
+ * BENCH_PG_STATEMENTS=1 also prints, per create run, the statements PostgreSQL spent most time on
+ * (it sets ARCA_PG_FLAGS to preload pg_stat_statements; embedded PostgreSQL only).
  */
 import type { ChildProcess } from "node:child_process";
 import http from "node:http";
@@ -24,6 +26,8 @@ import { cpuSeconds, startArca, startChild, stopChildren, runBenchmark } from ".
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 5000);
 const PROJECT = "bench";
+const STATEMENTS = process.env.BENCH_PG_STATEMENTS === "1";
+if (STATEMENTS) process.env.ARCA_PG_FLAGS = `${process.env.ARCA_PG_FLAGS ?? ""} -c shared_preload_libraries=pg_stat_statements`.trim();
 
 if (process.argv[2] === "--receiver") serveReceiver();
 else
@@ -48,11 +52,12 @@ async function main() {
     // 1. creates with and without hooks, alternated twice to even out drift.
     // Each run starts with no delivery queued: a backlog left by the run before would load the next.
     const pids = { arca: children[1].pid!, receiver: children[0].pid! };
-    const plain1 = await creates(arca, headers, "plain", pids);
-    const hooked1 = await creates(arca, headers, "hooked", pids);
+    if (STATEMENTS) await client.query("CREATE EXTENSION IF NOT EXISTS pg_stat_statements");
+    const plain1 = await creates(arca, headers, "plain", pids, client);
+    const hooked1 = await creates(arca, headers, "hooked", pids, client);
     await waitForQuiet(client);
-    const plain2 = await creates(arca, headers, "plain", pids);
-    const hooked2 = await creates(arca, headers, "hooked", pids);
+    const plain2 = await creates(arca, headers, "plain", pids, client);
+    const hooked2 = await creates(arca, headers, "hooked", pids, client);
     const plain = (plain1 + plain2) / 2;
     const hooked = (hooked1 + hooked2) / 2;
     await waitForQuiet(client);
@@ -118,7 +123,7 @@ function cpuNow(pids: { arca: number; receiver: number }) {
   return { arca: cpuSeconds(pids.arca), receiver: cpuSeconds(pids.receiver), postgres, bench: (own.user + own.system) / 1e6 };
 }
 
-async function creates(base: string, headers: Record<string, string>, collection: string, pids: { arca: number; receiver: number }): Promise<number> {
+async function creates(base: string, headers: Record<string, string>, collection: string, pids: { arca: number; receiver: number }, client: pg.Client): Promise<number> {
   const measure = (duration: number) =>
     new Promise<any>((resolve, reject) =>
       autocannon(
@@ -127,15 +132,27 @@ async function creates(base: string, headers: Record<string, string>, collection
       ),
     );
   await measure(2);
+  if (STATEMENTS) await client.query("SELECT pg_stat_statements_reset()");
   const before = cpuNow(pids);
   const result = await measure(SECONDS);
   const after = cpuNow(pids);
+  if (STATEMENTS) await printTopStatements(client);
   // Where the two cores went (postgres: every backend and helper; exited backends are in the
   // postmaster's children's time).
   const share = (k: keyof typeof before) => `${k} ${((after[k] - before[k]) / SECONDS).toFixed(2)}`;
   console.log(`  ${collection}: ${result.requests.average.toFixed(0)} creates/s; CPU cores used: ${(["arca", "postgres", "receiver", "bench"] as const).map(share).join(", ")}`);
   if (result.non2xx || result.errors) throw new Error(`creates: ${result.non2xx} non-2xx, ${result.errors} errors`);
   return result.requests.average;
+}
+
+/** The statements of the run PostgreSQL spent most time executing (BENCH_PG_STATEMENTS=1). */
+async function printTopStatements(client: pg.Client) {
+  const { rows } = await client.query(
+    `SELECT calls, round(total_exec_time)::int AS ms, rows, left(regexp_replace(query, '\\s+', ' ', 'g'), 110) AS query
+     FROM pg_stat_statements WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+     ORDER BY total_exec_time DESC LIMIT 10`,
+  );
+  for (const r of rows) console.log(`    ${String(r.ms).padStart(6)} ms ${String(r.calls).padStart(7)} calls ${String(r.rows).padStart(7)} rows  ${r.query}`);
 }
 
 /** Waits until no delivery is queued (the previous step's backlog would skew the next). */
