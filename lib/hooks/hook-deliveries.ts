@@ -154,12 +154,21 @@ async function recordExhausted(delivery: ClaimedDelivery, outcome: AttemptRecord
   });
 }
 
-/** The next time a queued delivery falls due (for the workers' timer), if any. */
-export async function nextDueAt(): Promise<Date | undefined> {
-  const row = await queryOne<{ due: Date | null }>(
-    sql`SELECT min(greatest(next_attempt_at, coalesce(lease_until, next_attempt_at))) AS due FROM hook_deliveries WHERE state = 'queued'`,
+/**
+ * Milliseconds until the next queued delivery falls due (for the workers' timer), if one is
+ * waiting for its time. Deliveries due already but not claimable (their hook inactive, an earlier
+ * delivery of the document still queued, their hook at its limit) do not count: their way back is
+ * an event (the hook saved, the earlier delivery done, a slot freed) that wakes the workers, and
+ * counting them made the workers claim nothing in a loop for as long as they waited. Leases are
+ * left out too: a crashed process's lease runs for minutes, and the workers' idle recheck claims
+ * it once it ends. Measured by PostgreSQL's clock, so clock skew cannot make the timer spin.
+ */
+export async function msUntilNextDue(): Promise<number | undefined> {
+  const row = await queryOne<{ ms: number | null }>(
+    sql`SELECT ceil(extract(epoch FROM min(next_attempt_at) - now()) * 1000)::float8 AS ms FROM hook_deliveries
+        WHERE state = 'queued' AND next_attempt_at > now()`,
   );
-  return row?.due ?? undefined;
+  return row?.ms ?? undefined;
 }
 
 /** `X-Action: test`: a delivery with trigger "test" and a sample document, claimed at once. */

@@ -2,7 +2,7 @@ import { onNotification } from "../outbox/outbox-listener";
 import { runOutboxLoop, type OutboxLoop } from "../outbox/outbox-loop";
 import { deliverHook } from "./deliver-hook";
 import { hookDispatcher } from "./dispatch-hook-events";
-import { claimDueDeliveries, nextDueAt, recordAttempt, type ClaimedDelivery } from "./hook-deliveries";
+import { claimDueDeliveries, msUntilNextDue, recordAttempt, type ClaimedDelivery } from "./hook-deliveries";
 
 /**
  * The hooks' background work in one process: the dispatcher (outbox -> queued deliveries) and a
@@ -62,6 +62,7 @@ export function startHookWorkers(): HookWorkers {
       return;
     }
     claiming = true;
+    let drained = false;
     try {
       do {
         again = false;
@@ -81,11 +82,11 @@ export function startHookWorkers(): HookWorkers {
           running.add(task);
         }
         if (claimed.length === Math.min(free, 100)) again = true;
+        else drained = !again;
       } while (again && !stopped);
-      if (!stopped) {
-        const due = await nextDueAt();
-        schedule(due ? due.getTime() - Date.now() + 5 : IDLE_RECHECK_MS);
-      }
+      // Only when nothing due is left to claim does the timer matter: with slots full, the
+      // completions call again (asking each time cost a scan of the queue per delivery).
+      if (drained && !stopped) schedule((await msUntilNextDue()) ?? IDLE_RECHECK_MS);
     } catch (error) {
       if (!stopped) {
         console.error(`hooks: claiming deliveries: ${(error as Error).message}`);

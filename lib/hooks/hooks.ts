@@ -1,4 +1,4 @@
-import { query, queryOne, transaction } from "../db/query";
+import { query, queryOne, transaction, type Queryable } from "../db/query";
 import { sql } from "../db/sql";
 import { conflict, notFound } from "../errors";
 import { newDocumentId } from "../documents/document-id";
@@ -59,6 +59,7 @@ export async function saveHook(projectId: string, id: string, body: Record<strin
           data = EXCLUDED.data, updated_at = now()
         RETURNING data, (xmax = 0) AS created`,
   );
+  if (hook.is_active && !row.created) await wakeWorkersFor(projectId, id);
   return { hook: row.data, created: row.created };
 }
 
@@ -75,8 +76,21 @@ export async function patchHook(projectId: string, id: string, body: Record<stri
           WHERE project_id = ${projectId} AND id = ${id}`,
       client,
     );
+    if (hook.is_active && !row.data.is_active) await wakeWorkersFor(projectId, id, client);
     return hook;
   });
+}
+
+/**
+ * A hook made active again wakes the delivery workers (of every process, at commit) for the
+ * deliveries it kept queued while inactive: nothing else would until their idle recheck.
+ */
+async function wakeWorkersFor(projectId: string, id: string, client?: Queryable): Promise<void> {
+  await query(
+    sql`SELECT pg_notify('arca_hooks', '') WHERE EXISTS
+          (SELECT 1 FROM hook_deliveries WHERE project_id = ${projectId} AND hook_id = ${id} AND state = 'queued')`,
+    client,
+  );
 }
 
 export async function deleteHook(projectId: string, id: string): Promise<void> {

@@ -7,6 +7,7 @@ import { createToken, ownerWithProject } from "../../testing/fixtures";
 import { startHookReceiver, type HookReceiver } from "../../testing/hook-receiver";
 import { form, PNG } from "./files-helpers";
 import { HOOK_THREAD_NICE, startHookThread } from "../../hooks/start-hook-thread";
+import { msUntilNextDue } from "../../hooks/hook-deliveries";
 
 // The receiver listens on loopback, which hooks refuse unless the operator allows it.
 process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
@@ -366,11 +367,12 @@ describe("deliveries", () => {
     }
   });
 
-  it("a burst of 1,000 queued deliveries has the queue table analyzed (its claims stay on the due index)", async () => {
+  it("a burst of 1,000 queued deliveries has the queue and the hooks analyzed (its claims stay on the due index)", async () => {
     const c = unique("burst");
     const hook = await createHook({ collection: c, url: `${receiver.url}/ok/burst` });
     // Only the dispatcher's ANALYZE may count: autovacuum's would be last_autoanalyze, and it is off.
     await t.db.query("ALTER TABLE hook_deliveries SET (autovacuum_enabled = false)");
+    await t.db.query("ALTER TABLE hooks SET (autovacuum_enabled = false)");
     try {
       const { rows: [{ now }] } = await t.db.query("SELECT now()");
       await t.db.query(
@@ -382,15 +384,49 @@ describe("deliveries", () => {
       await receiver.waitFor(1000, 30_000, forHook(hook._id));
       const deadline = Date.now() + 10_000;
       for (;;) {
-        const { rows } = await t.db.query("SELECT last_analyze FROM pg_stat_user_tables WHERE relname = 'hook_deliveries'");
-        if (rows[0]?.last_analyze && rows[0].last_analyze >= now) break;
-        if (Date.now() > deadline) throw new Error(`hook_deliveries not analyzed since ${now.toISOString()}: ${JSON.stringify(rows)}`);
+        const { rows } = await t.db.query(
+          "SELECT relname, last_analyze FROM pg_stat_user_tables WHERE relname IN ('hook_deliveries', 'hooks') AND last_analyze >= $1",
+          [now],
+        );
+        if (rows.length === 2) break;
+        if (Date.now() > deadline) throw new Error(`not both analyzed since ${now.toISOString()}: ${JSON.stringify(rows)}`);
         await new Promise((r) => setTimeout(r, 100));
       }
     } finally {
       await t.db.query("ALTER TABLE hook_deliveries RESET (autovacuum_enabled)");
+      await t.db.query("ALTER TABLE hooks RESET (autovacuum_enabled)");
     }
   }, 60_000);
+
+  it("an inactive hook's queued delivery leaves the workers idle, and goes out as soon as the hook is active again", async () => {
+    const c = unique("reactivate");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/reactivate` });
+    const path = `${hooksPath}${hook._id}/`;
+    const queue = async (documentId: string) => {
+      await t.db.query(
+        `INSERT INTO hook_deliveries (id, project_id, hook_id, trigger, collection_id, document_id, payload)
+         VALUES ($1, $2, $3, 'created', $4, $5, $6)`,
+        [`${hook._id}-${documentId}`, t.owner.project, hook._id, c, documentId, JSON.stringify({ _id: documentId })],
+      );
+      await t.db.query("SELECT pg_notify('arca_hooks', '')");
+    };
+    expect((await t.server.request(path, as({ method: "PATCH", json: { is_active: false } }))).status).toBe(200);
+    await queue("p");
+    // Due but not claimable: the workers' timer must not count it (it did, and they claimed
+    // nothing in a loop for as long as the hook stayed inactive).
+    const wait = await msUntilNextDue();
+    expect(wait === undefined || wait > 0).toBe(true);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter(forHook(hook._id))).toEqual([]);
+    // Made active by PATCH, then by PUT: delivered well within the workers' 5 s idle recheck.
+    expect((await t.server.request(path, as({ method: "PATCH", json: { is_active: true } }))).status).toBe(200);
+    await receiver.waitFor(1, 2_000, forHook(hook._id));
+    expect((await t.server.request(path, as({ method: "PATCH", json: { is_active: false } }))).status).toBe(200);
+    await queue("q");
+    expect((await t.server.request(path, as({ method: "PUT", json: { collection: c, url: `${receiver.url}/ok/reactivate` } }))).status).toBe(200);
+    const delivered = await receiver.waitFor(2, 2_000, forHook(hook._id));
+    expect(delivered.map((r) => JSON.parse(r.body).payload._id)).toEqual(["p", "q"]);
+  });
 
   it("keeps per-document order behind a failing delivery", async () => {
     const c = unique("order");
