@@ -168,6 +168,7 @@ async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[]): Pr
     sql`SELECT project_id, data FROM hooks WHERE is_active AND (project_id, collection_id) IN
           (SELECT * FROM unnest(${wanted.map((e) => e.projectId)}::text[], ${wanted.map((e) => e.collectionId)}::text[]))`,
     client,
+    { prepared: true },
   );
   const byScope = new Map<string, Hook[]>();
   for (const { project_id, data } of hooks) {
@@ -207,6 +208,7 @@ async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[]): Pr
         )
         SELECT pg_notify('arca_hooks', '') WHERE EXISTS (SELECT 1 FROM queued)`,
     client,
+    { prepared: true },
   );
   return rows.id.length;
 }

@@ -1,5 +1,5 @@
 import { query, queryOne, transaction, type Queryable } from "../db/query";
-import { sql } from "../db/sql";
+import { raw, sql } from "../db/sql";
 import { conflict, notFound } from "../errors";
 import { writeNotification } from "../members/notifications";
 import { timeOrderedUuid } from "./hook-history";
@@ -41,6 +41,9 @@ interface ClaimedRow {
  * `busyHooks` (`project/hook` keys already at their limit in this process).
  */
 export async function claimDueDeliveries(limit: number, perHook: number, busyHooks: string[]): Promise<ClaimedDelivery[]> {
+  // Prepared (planning took 2 ms of a 7 ms claim): the window's LIMIT is written into the text,
+  // as one of a few powers of two, since a generic plan cannot see a parameter's value there.
+  const window = Math.min(512, 2 ** Math.ceil(Math.log2(Math.max(4, limit * 4))));
   const rows = await query<ClaimedRow>(
     sql`WITH candidates AS (
           -- The window ranks the first due rows only: over the whole queue it read every queued
@@ -56,7 +59,7 @@ export async function claimDueDeliveries(limit: number, perHook: number, busyHoo
                 AND NOT EXISTS (SELECT 1 FROM hook_deliveries p WHERE p.project_id = d.project_id AND p.hook_id = d.hook_id
                                 AND p.document_id = d.document_id AND p.state = 'queued' AND p.seq < d.seq AND d.event_id IS NOT NULL)
               ORDER BY d.next_attempt_at, d.seq
-              LIMIT ${limit * 4}
+              LIMIT ${raw(String(window))}
             ) due
           ) ranked WHERE rn <= ${perHook} ORDER BY seq LIMIT ${limit}
         ), locked AS (
@@ -70,6 +73,8 @@ export async function claimDueDeliveries(limit: number, perHook: number, busyHoo
         WHERE d.seq = locked.seq AND h.project_id = d.project_id AND h.id = d.hook_id
         RETURNING d.seq, d.id, d.project_id, d.trigger, d.attempt, h.data AS hook,
           coalesce(d.payload, (SELECT coalesce(e.after, e.before) FROM document_events e WHERE e.id = d.event_id)) AS document`,
+    undefined,
+    { prepared: true },
   );
   return rows.map((r) => ({ seq: Number(r.seq), id: r.id, projectId: r.project_id, trigger: r.trigger, attempt: r.attempt, hook: r.hook, document: r.document }));
 }
@@ -125,6 +130,7 @@ async function flushOutcomes(): Promise<void> {
                         ${batch.map((b) => b.outcome.error)}::text[]) AS o(seq, state, delay, request, response, error)
             WHERE d.seq = o.seq`,
         client,
+        { prepared: true },
       );
     });
     for (const b of batch) b.resolve();
