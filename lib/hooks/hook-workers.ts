@@ -9,6 +9,12 @@ import { claimDueDeliveries, msUntilNextDue, recordAttempt, type ClaimedDelivery
  * bounded pool of delivery workers. Workers wake on new deliveries (LISTEN `arca_hooks`, from any
  * process) and at the next due retry; at most `perHook` deliveries of one hook are in flight
  * here, so a slow or dead receiver holds a few slots, never the pool.
+ *
+ * Requests come first: while the API's event loop is busy (`apiLoad`, api-load.ts, at least 0.8
+ * of the last 100 ms), the workers keep at most 16 deliveries in flight and claim at most every
+ * 25 ms, so at most 640 deliveries a second. A delivery costs CPU in this process and in
+ * PostgreSQL (its claim, its outcome, its queueing), which a saturated machine takes from the
+ * writes that cause it; the queue is durable and drains at full pace once the load eases.
  */
 export interface HookWorkers {
   stop(): Promise<void>;
@@ -19,8 +25,20 @@ const PER_HOOK = Number(process.env.ARCA_HOOK_CONCURRENCY_PER_HOOK || 48);
 const CLAIM_BATCH_MIN = Math.max(1, Math.min(16, Math.floor(CONCURRENCY / 4)));
 // Safety net for a wake lost with a crashed process's lock or connection (not a poll loop).
 const IDLE_RECHECK_MS = 5_000;
+const BUSY_API_LOAD = 0.8;
+const BUSY_IN_FLIGHT = 16;
+const BUSY_CLAIM_EVERY_MS = 25;
 
-export function startHookWorkers(): HookWorkers {
+export interface HookWorkerOptions {
+  /** How busy the API's event loop is, 0 to 1 (api-load.ts); none: never busy. */
+  apiLoad?: () => number;
+  /** The safety-net recheck (tests stretch it, so only real wakes can deliver). */
+  idleRecheckMs?: number;
+}
+
+export function startHookWorkers(options: HookWorkerOptions = {}): HookWorkers {
+  const apiLoad = options.apiLoad ?? (() => 0);
+  const idleRecheckMs = options.idleRecheckMs ?? IDLE_RECHECK_MS;
   const inFlight = new Map<string, number>();
   const running = new Set<Promise<void>>();
   let total = 0;
@@ -28,6 +46,7 @@ export function startHookWorkers(): HookWorkers {
   let claiming = false;
   let again = false;
   let timer: NodeJS.Timeout | undefined;
+  let pausedUntil = 0;
 
   const schedule = (ms: number) => {
     if (stopped) return;
@@ -35,7 +54,7 @@ export function startHookWorkers(): HookWorkers {
     timer = setTimeout(() => {
       timer = undefined;
       void fill();
-    }, Math.max(0, Math.min(ms, IDLE_RECHECK_MS)));
+    }, Math.max(0, Math.min(ms, idleRecheckMs)));
     timer.unref?.();
   };
 
@@ -57,6 +76,8 @@ export function startHookWorkers(): HookWorkers {
 
   async function fill(): Promise<void> {
     if (stopped) return;
+    const paused = pausedUntil - Date.now();
+    if (paused > 0) return schedule(paused);
     if (claiming) {
       again = true;
       return;
@@ -66,7 +87,8 @@ export function startHookWorkers(): HookWorkers {
     try {
       do {
         again = false;
-        const free = CONCURRENCY - total;
+        const apiBusy = apiLoad() >= BUSY_API_LOAD;
+        const free = (apiBusy ? BUSY_IN_FLIGHT : CONCURRENCY) - total;
         // Claim in batches: while deliveries are in flight, their completions call again.
         if (free <= 0 || (total > 0 && free < CLAIM_BATCH_MIN)) break;
         const busy = [...inFlight].filter(([, n]) => n >= PER_HOOK).map(([k]) => k);
@@ -83,10 +105,14 @@ export function startHookWorkers(): HookWorkers {
         }
         if (claimed.length === Math.min(free, 100)) again = true;
         else drained = !again;
+        if (apiBusy) {
+          pausedUntil = Date.now() + BUSY_CLAIM_EVERY_MS;
+          break;
+        }
       } while (again && !stopped);
       // Only when nothing due is left to claim does the timer matter: with slots full, the
       // completions call again (asking each time cost a scan of the queue per delivery).
-      if (drained && !stopped) schedule((await msUntilNextDue()) ?? IDLE_RECHECK_MS);
+      if (drained && !stopped) schedule((await msUntilNextDue()) ?? idleRecheckMs);
     } catch (error) {
       if (!stopped) {
         console.error(`hooks: claiming deliveries: ${(error as Error).message}`);
@@ -94,12 +120,17 @@ export function startHookWorkers(): HookWorkers {
       }
     } finally {
       claiming = false;
+      // A wake that came after the last claim (a completion, a NOTIFY) must not wait for the timer.
+      if (again && !stopped) {
+        again = false;
+        void fill();
+      }
     }
   }
 
   const unsubscribe = onNotification("arca_hooks", () => void fill());
   const dispatch = hookDispatcher(() => void fill());
-  const dispatcher: OutboxLoop = runOutboxLoop("hooks: dispatch", dispatch.step, { idleRecheckMs: IDLE_RECHECK_MS });
+  const dispatcher: OutboxLoop = runOutboxLoop("hooks: dispatch", dispatch.step, { idleRecheckMs });
   void fill();
 
   return {

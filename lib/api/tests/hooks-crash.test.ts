@@ -1,9 +1,8 @@
 import http from "node:http";
-import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { migrate } from "../../db/migrate";
 import { startApiProcess, type ApiProcess } from "../../testing/api-process";
+import { ownDatabase } from "../../testing/own-database";
 import { seedProject } from "../../testing/seed-project";
 
 /**
@@ -14,9 +13,8 @@ import { seedProject } from "../../testing/seed-project";
 const DOCUMENTS = 1000;
 // A database of its own: the suite's other servers share the run's database and would claim (and
 // delay) these deliveries, which is not what this test measures.
-const runUrl = inject("databaseUrl");
-const databaseName = `hooks_crash_${Date.now().toString(36)}`;
-const url = Object.assign(new URL(runUrl), { pathname: `/${databaseName}` }).toString();
+let database: Awaited<ReturnType<typeof ownDatabase>>;
+let url: string;
 let db: pg.Client;
 let receiver: http.Server;
 let receiverUrl: string;
@@ -24,11 +22,8 @@ const received = new Map<string, { document: string; count: number }>();
 const processes: ApiProcess[] = [];
 
 beforeAll(async () => {
-  const admin = new pg.Client({ connectionString: runUrl });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${databaseName}`);
-  await admin.end();
-  await migrate(url, path.resolve("prisma/migrations"));
+  database = await ownDatabase(inject("databaseUrl"), "hooks_crash");
+  url = database.url;
   db = new pg.Client({ connectionString: url });
   await db.connect();
   receiver = http.createServer((req, res) => {
@@ -52,10 +47,7 @@ afterAll(async () => {
   receiver.closeAllConnections();
   await new Promise((r) => receiver.close(r));
   await db.end();
-  const admin = new pg.Client({ connectionString: runUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS ${databaseName} WITH (FORCE)`).catch(() => {});
-  await admin.end();
+  await database.drop();
 });
 
 describe("hooks across kill -9", () => {
