@@ -1,16 +1,17 @@
 /**
  * The entry of the hook thread (start-hook-thread.ts): the hooks' dispatcher and delivery workers
  * on their own event loop, at a lower CPU priority than the API's. Everything it knows is in
- * PostgreSQL; it talks to the rest of the process only to stop.
+ * PostgreSQL; it talks to the rest of the process only to stop (and reads the API's load).
  */
 import os from "node:os";
 import { parentPort, workerData } from "node:worker_threads";
 import { connectDatabase, disconnectDatabase, runAsBackground } from "../db/pool";
 import { closeOutboundDispatchers } from "../net/outbound-guard";
 import { stopOutboxListener } from "../outbox/outbox-listener";
+import { readApiLoad } from "./api-load";
 import { startHookWorkers } from "./hook-workers";
 
-const { databaseUrl, nice } = workerData as { databaseUrl: string; nice: number };
+const { databaseUrl, nice, apiLoad } = workerData as { databaseUrl: string; nice: number; apiLoad: SharedArrayBuffer };
 
 // On Linux a thread's nice value is its own (setpriority on the calling thread): under a load
 // that takes every core, the API's requests come first and deliveries catch up when it eases.
@@ -20,7 +21,7 @@ try {
 } catch {}
 
 connectDatabase(databaseUrl);
-const hooks = runAsBackground(() => startHookWorkers());
+const hooks = runAsBackground(() => startHookWorkers({ apiLoad: readApiLoad(apiLoad) }));
 
 parentPort!.on("message", (message) => {
   if (message !== "stop") return;

@@ -1,5 +1,6 @@
 import { Worker, SHARE_ENV } from "node:worker_threads";
 import { databaseUrl } from "../db/pool";
+import { sampleApiLoad } from "./api-load";
 import type { HookWorkers } from "./hook-workers";
 
 /**
@@ -8,7 +9,8 @@ import type { HookWorkers } from "./hook-workers";
  * CPU for every hooked write: on the API's thread they took the event loop from requests (creates
  * into a collection with 3 hooks ran at 0.35x of one without, docs/performance.md). The thread
  * shares the process's environment, and is started again a second after it fails: its state is
- * in PostgreSQL.
+ * in PostgreSQL. The thread also sees how busy the API's event loop is (api-load.ts): under a load
+ * that keeps it busy, the workers deliver at a bounded pace (hook-workers.ts).
  *
  * Started by `npm start`'s server (server.ts); the Next route handler door keeps the hook
  * workers on its own thread (its bundle has no TypeScript to load a thread from).
@@ -25,11 +27,12 @@ export function startHookThread(): HookThread {
   let worker: Worker | undefined;
   let stopping = false;
   let restartTimer: NodeJS.Timeout | undefined;
+  const apiLoad = sampleApiLoad();
 
   const start = () => {
     const thread = new Worker(new URL("./hook-thread-boot.mjs", import.meta.url), {
       env: SHARE_ENV,
-      workerData: { databaseUrl: databaseUrl(), nice: HOOK_THREAD_NICE },
+      workerData: { databaseUrl: databaseUrl(), nice: HOOK_THREAD_NICE, apiLoad: apiLoad.buffer },
       // Profiling and inspection flags are for the main thread.
       execArgv: [],
     });
@@ -49,6 +52,7 @@ export function startHookThread(): HookThread {
     current: () => worker,
     async stop() {
       stopping = true;
+      apiLoad.stop();
       if (restartTimer) clearTimeout(restartTimer);
       const thread = worker;
       if (!thread) return;
