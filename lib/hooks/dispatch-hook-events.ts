@@ -27,19 +27,38 @@ const CURSOR = "hooks";
 const PERSIST_EVERY_MS = 1000;
 const HOOKED = raw("EXISTS (SELECT 1 FROM hooks h WHERE h.project_id = e.project_id AND h.collection_id = e.collection_id AND h.is_active)");
 
+/**
+ * While the API is busy, deliveries are queued at the pace the paced workers deliver them
+ * (hook-workers.ts: at most 640 a second): a step at most every 200 ms, of at most 128
+ * deliveries. Queueing every hooked write's deliveries at once cost PostgreSQL more than the
+ * writes' own inserts with three hooks (docs/performance.md, eighth pass) only to let them wait
+ * in the queue; the events wait in the outbox instead, durably, and are queued at full pace once
+ * the load eases.
+ */
+const BUSY_STEP_MS = 200;
+const BUSY_DELIVERIES_PER_STEP = 128;
+
+export interface HookDispatcherOptions {
+  /** Whether the API is busy now (hook-workers.ts); none: never. */
+  apiBusy?: () => boolean;
+}
+
 export interface HookDispatcher {
   step(): Promise<StepResult>;
   /** After the last step: stores where this process stands. */
   stop(): Promise<void>;
 }
 
-export function hookDispatcher(afterCommit: () => void): HookDispatcher {
+export function hookDispatcher(afterCommit: () => void, options: HookDispatcherOptions = {}): HookDispatcher {
   /** Everything up to here is done (this process's knowledge; the stored cursor may lag it). */
   let done: OutboxPosition | undefined;
   let persisted: OutboxPosition | undefined;
   let persistedAt = 0;
 
   let persistTimer: NodeJS.Timeout | undefined;
+  /** The last locked step stopped at its budget of deliveries: hooked events wait past `done`. */
+  let behind = false;
+  let lockedAt = 0;
 
   /** Stores `done` at most once a second; a move held back is stored when the second is up. */
   async function persist(): Promise<void> {
@@ -64,19 +83,30 @@ export function hookDispatcher(afterCommit: () => void): HookDispatcher {
   }
 
   async function step(): Promise<StepResult> {
+    const busy = options.apiBusy?.() ?? false;
+    // Known to be behind and paced: not even a peek (it would read the same waiting page again).
+    if (busy && behind) {
+      const wait = lockedAt + BUSY_STEP_MS - Date.now();
+      if (wait > 0) return { more: false, held: false, waitMs: wait };
+    }
     const peek = await readCommittedEvents(pool(), { after: { cursor: CURSOR, atLeast: done }, limit: BATCH, documents: HOOKED });
     if (!peek.events.some((e) => e.document !== null)) {
+      behind = false;
       if (peek.events.length) done = peek.events[peek.events.length - 1];
       await persist();
       return { more: peek.full, held: peek.held };
     }
-    const result = await dispatchLocked(done, afterCommit);
+    lockedAt = Date.now();
+    const result = await dispatchLocked(done, afterCommit, busy ? BUSY_DELIVERIES_PER_STEP : undefined);
+    behind = result.cut;
     if (result.last) {
       done = result.last;
       persisted = result.last;
       persistedAt = Date.now();
     }
-    return { more: result.more, held: result.held || peek.held };
+    const held = result.held || peek.held;
+    if (busy && result.cut) return { more: false, held, waitMs: BUSY_STEP_MS };
+    return { more: result.more || result.cut, held };
   }
 
   return {
@@ -90,8 +120,16 @@ export function hookDispatcher(afterCommit: () => void): HookDispatcher {
   };
 }
 
-/** The locked path: reads past the stored cursor (or `done`), queues deliveries, moves the cursor, in one transaction. */
-async function dispatchLocked(done: OutboxPosition | undefined, afterCommit: () => void): Promise<StepResult & { last?: OutboxPosition }> {
+/**
+ * The locked path: reads past the stored cursor (or `done`), queues deliveries, moves the cursor,
+ * in one transaction. With a `budget`, it stops before the event whose deliveries would pass that
+ * many (`cut`); the first event's always go, however many.
+ */
+async function dispatchLocked(
+  done: OutboxPosition | undefined,
+  afterCommit: () => void,
+  budget?: number,
+): Promise<StepResult & { last?: OutboxPosition; cut: boolean }> {
   const client = await pool().connect();
   let open = false;
   try {
@@ -105,16 +143,17 @@ async function dispatchLocked(done: OutboxPosition | undefined, afterCommit: () 
     if (!lock.rows[0]?.locked) {
       await client.query("ROLLBACK");
       open = false;
-      return { more: false, held: false };
+      return { more: false, held: false, cut: false };
     }
-    const { events, held, full } = await readCommittedEvents(client, { after: { cursor: CURSOR, atLeast: done }, limit: BATCH, documents: HOOKED });
+    const limit = budget === undefined ? BATCH : Math.min(BATCH, budget);
+    const { events, held, full } = await readCommittedEvents(client, { after: { cursor: CURSOR, atLeast: done }, limit, documents: HOOKED });
     if (!events.length) {
       await client.query("ROLLBACK");
       open = false;
-      return { more: false, held };
+      return { more: false, held, cut: false };
     }
-    const queued = await queueDeliveries(client, events.filter((e) => e.document !== null));
-    const last = events[events.length - 1];
+    const { queued, through } = await queueDeliveries(client, events.filter((e) => e.document !== null), budget);
+    const last = through ?? events[events.length - 1];
     // Positions come from the database (xid8 as digits, a bigint): safe to inline, so the move and
     // the commit go in one trip.
     if (!/^\d+$/.test(last.txid) || !Number.isSafeInteger(last.id)) throw new Error(`unexpected outbox position ${last.txid}/${last.id}`);
@@ -124,7 +163,7 @@ async function dispatchLocked(done: OutboxPosition | undefined, afterCommit: () 
       afterCommit();
       refreshQueueStatistics(queued);
     }
-    return { more: full, held, last: { txid: last.txid, id: last.id } };
+    return { more: full, held, last: { txid: last.txid, id: last.id }, cut: through !== undefined };
   } finally {
     if (open) await client.query("ROLLBACK").catch(() => {});
     client.release();
@@ -161,9 +200,12 @@ function refreshQueueStatistics(queued: number): void {
     .finally(() => (analyzing = false));
 }
 
-/** Inserts a delivery per (event, active hook whose triggers and conditions match); answers how many. */
-async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[]): Promise<number> {
-  if (!wanted.length) return 0;
+/**
+ * Inserts a delivery per (event, active hook whose triggers and conditions match); answers how
+ * many, and, when a `budget` of deliveries stopped it early, the last event it took (`through`).
+ */
+async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[], budget = Infinity): Promise<{ queued: number; through?: OutboxEvent }> {
+  if (!wanted.length) return { queued: 0 };
   const hooks = await query<{ project_id: string; data: Hook }>(
     sql`SELECT project_id, data FROM hooks WHERE is_active AND (project_id, collection_id) IN
           (SELECT * FROM unnest(${wanted.map((e) => e.projectId)}::text[], ${wanted.map((e) => e.collectionId)}::text[]))`,
@@ -176,9 +218,16 @@ async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[]): Pr
     byScope.set(key, [...(byScope.get(key) ?? []), data]);
   }
   const rows = { id: [] as string[], project: [] as string[], hook: [] as string[], event: [] as number[], trigger: [] as string[], collection: [] as string[], document: [] as string[] };
-  for (const event of wanted) {
-    for (const hook of byScope.get(`${event.projectId}\u0000${event.collectionId}`) ?? []) {
-      if (!hook.triggers.includes(event.kind) || !matchesConditions(hook, event.document)) continue;
+  let through: OutboxEvent | undefined;
+  for (const [i, event] of wanted.entries()) {
+    const matching = (byScope.get(`${event.projectId}\u0000${event.collectionId}`) ?? []).filter(
+      (hook) => hook.triggers.includes(event.kind) && matchesConditions(hook, event.document),
+    );
+    if (rows.id.length && rows.id.length + matching.length > budget) {
+      through = wanted[i - 1];
+      break;
+    }
+    for (const hook of matching) {
       rows.id.push(timeOrderedUuid(event.createdAt.getTime(), `${event.projectId}/${hook._id}/${event.id}`));
       rows.project.push(event.projectId);
       rows.hook.push(hook._id);
@@ -188,7 +237,7 @@ async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[]): Pr
       rows.document.push(event.documentId);
     }
   }
-  if (!rows.id.length) return 0;
+  if (!rows.id.length) return { queued: 0, through };
   // WITH ORDINALITY keeps the commit order in `seq`, which orders deliveries per document.
   await query(
     sql`WITH queued AS (
@@ -210,5 +259,5 @@ async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[]): Pr
     client,
     { prepared: true },
   );
-  return rows.id.length;
+  return { queued: rows.id.length, through };
 }

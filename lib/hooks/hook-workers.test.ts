@@ -6,6 +6,7 @@ import { startHookReceiver, type HookReceiver } from "../testing/hook-receiver";
 import { ownDatabase } from "../testing/own-database";
 import { seedProject } from "../testing/seed-project";
 import { createHook } from "./hooks";
+import { claimStatement } from "./hook-deliveries";
 import { startHookWorkers, type HookWorkers } from "./hook-workers";
 
 /**
@@ -43,14 +44,20 @@ afterAll(async () => {
 
 let hooks = 0;
 /** A hook to `path` with `count` deliveries queued at once (as the dispatcher queues them). */
-async function queued(path: string, count: number): Promise<string> {
-  const hook = await createHook(PROJECT, { _id: `h${++hooks}`, collection: "c", url: `${receiver.url}${path}` });
+async function queued(path: string, count: number, fields: Record<string, unknown> = {}): Promise<string> {
+  const hook = await createHook(PROJECT, { _id: `h${++hooks}`, collection: "c", url: `${receiver.url}${path}`, ...fields });
+  await queueMore(hook._id, 1, count);
+  return hook._id;
+}
+
+/** Deliveries `from`..`from + count - 1` of `hook`, queued behind those before. */
+async function queueMore(hook: string, from: number, count: number): Promise<void> {
   await db.query(
     `INSERT INTO hook_deliveries (id, project_id, hook_id, trigger, collection_id, document_id, payload)
-     SELECT $2 || '-' || g, $1, $2, 'created', 'c', 'd' || g, jsonb_build_object('_id', 'd' || g) FROM generate_series(1, $3::int) g`,
-    [PROJECT, hook._id, count],
+     SELECT $2 || '-' || g, $1, $2, 'created', 'c', 'd' || g, jsonb_build_object('_id', 'd' || g) FROM generate_series($3::int, $3::int + $4::int - 1) g`,
+    [PROJECT, hook, from, count],
   );
-  return hook._id;
+  await db.query("SELECT pg_notify('arca_hooks', '')");
 }
 
 const forHook = (id: string) => (r: { headers: Record<string, unknown> }) => r.headers["x-hook-id"] === id;
@@ -86,5 +93,103 @@ describe("hook workers", () => {
 
   it("while the API is idle, deliver 40 at once", async () => {
     expect(await mostAtOnceUnder(0.1)).toBeGreaterThan(16);
+  }, 30_000);
+
+  it("while the API is busy, give one hook at most 8 of the 16 slots, counting those in flight: a receiver that never answers leaves the others theirs", async () => {
+    workers = runAsBackground(() => startHookWorkers({ idleRecheckMs: 600_000, apiLoad: () => 1 }));
+    const dead = await queued("/hang/paced", 5, { timeout: { read: 60, connect: 1 } });
+    await receiver.waitFor(5, 10_000, forHook(dead));
+    await queueMore(dead, 6, 20);
+    const alive = await queued("/ok/paced", 10);
+    // With 5 of the dead hook in flight, a claim may give it 3 more, not 8; the rest go to `alive`.
+    await receiver.waitFor(10, 5_000, forHook(alive));
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter(forHook(dead))).toHaveLength(8);
+  }, 30_000);
+});
+
+describe("hook dispatcher", () => {
+  /** `count` created events in collection `collection`, committed at once, and the commit's wake. */
+  async function events(collection: string, count: number): Promise<void> {
+    await db.query(
+      `INSERT INTO document_events (project_id, collection_id, document_id, kind, after)
+       SELECT $1, $2, 'd' || g, 'created', jsonb_build_object('_id', 'd' || g) FROM generate_series(1, $3::int) g`,
+      [PROJECT, collection, count],
+    );
+    await db.query("SELECT pg_notify('arca_events', '')");
+  }
+
+  const queuedFor = async (hook: string) =>
+    Number((await db.query("SELECT count(*) FROM hook_deliveries WHERE project_id = $1 AND hook_id = $2", [PROJECT, hook])).rows[0].count);
+
+  /** The first count of queued deliveries seen after 1,000 hooked events commit, and when all are delivered. */
+  async function dispatchUnder(load: number): Promise<number> {
+    workers = runAsBackground(() => startHookWorkers({ idleRecheckMs: 600_000, apiLoad: () => load }));
+    const collection = `paced${load}`;
+    const hook = (await createHook(PROJECT, { _id: `dispatch${load}`, collection, url: `${receiver.url}/ok/${collection}` }))._id;
+    await events(collection, 1000);
+    let first = 0;
+    for (const deadline = Date.now() + 10_000; !first && Date.now() < deadline; ) {
+      first = await queuedFor(hook);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const delivered = await receiver.waitFor(1000, 30_000, forHook(hook));
+    expect(new Set(delivered.map((r) => JSON.parse(r.body).payload._id)).size).toBe(1000);
+    return first;
+  }
+
+  it("while the API is busy, queues deliveries at the workers' pace (128 a step, 5 steps a second), and still delivers every one", async () => {
+    expect(await dispatchUnder(1)).toBeLessThanOrEqual(256);
+  }, 60_000);
+
+  it("while the API is idle, queues what a step reads at once (500 events)", async () => {
+    expect(await dispatchUnder(0)).toBeGreaterThanOrEqual(500);
+  }, 60_000);
+});
+
+describe("the claim", () => {
+  interface PlanNode {
+    "Relation Name"?: string;
+    "Index Name"?: string;
+    "Actual Rows": number;
+    "Actual Loops": number;
+    Plans?: PlanNode[];
+  }
+  /** Rows each node read from `hook_deliveries` (index, rows x loops). */
+  function queueReads(node: PlanNode): { index?: string; rows: number }[] {
+    const own = node["Relation Name"] === "hook_deliveries" ? [{ index: node["Index Name"], rows: node["Actual Rows"] * node["Actual Loops"] }] : [];
+    return [...own, ...(node.Plans ?? []).flatMap(queueReads)];
+  }
+
+  it("walks the due index and probes the order index per row, even on statistics taken when the queue was nearly empty", async () => {
+    const hook = (await createHook(PROJECT, { _id: "stale", collection: "c", url: `${receiver.url}/ok/stale` }))._id;
+    const enqueue = (from: number, count: number, state = "queued") =>
+      db.query(
+        `INSERT INTO hook_deliveries (id, project_id, hook_id, event_id, trigger, collection_id, document_id, state)
+         SELECT 'stale-' || g, $1, $2, g, 'created', 'c', 'stale' || g, $5 FROM generate_series($3::int, $3::int + $4::int - 1) g`,
+        [PROJECT, hook, from, count, state],
+      );
+    // A history of delivered ones and a few queued when the statistics are taken, then a burst.
+    await enqueue(1, 30_000, "success");
+    await enqueue(30_001, 200);
+    await db.query("ANALYZE hooks, hook_deliveries");
+    await enqueue(30_201, 20_000);
+    // As the workers run it: prepared, and after a few runs on the generic plan.
+    const { text, values } = claimStatement(16, 8, new Map()).toQuery();
+    const literal = (v: unknown) => db.escapeLiteral(Array.isArray(v) ? `{${v.map((e) => JSON.stringify(String(e))).join(",")}}` : String(v));
+    await db.query("BEGIN");
+    try {
+      await db.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await db.query(`PREPARE stale_claim AS ${text}`);
+      const [{ "QUERY PLAN": [plan] }] = (await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE stale_claim(${values.map(literal).join(", ")})`)).rows;
+      // As an anti-join it read all 20,070 queued rows (through the event index) for 16.
+      const reads = queueReads(plan.Plan);
+      expect(Math.max(...reads.map((r) => r.rows))).toBeLessThan(500);
+      expect(reads.map((r) => r.index)).toContain("hook_deliveries_order_idx");
+    } finally {
+      await db.query("ROLLBACK");
+      await db.query("DEALLOCATE stale_claim");
+      await db.query("DELETE FROM hook_deliveries WHERE hook_id = $1", [hook]);
+    }
   }, 30_000);
 });

@@ -11,10 +11,12 @@ import { claimDueDeliveries, msUntilNextDue, recordAttempt, type ClaimedDelivery
  * here, so a slow or dead receiver holds a few slots, never the pool.
  *
  * Requests come first: while the API's event loop is busy (`apiLoad`, api-load.ts, at least 0.8
- * of the last 100 ms), the workers keep at most 16 deliveries in flight and claim at most every
- * 25 ms, so at most 640 deliveries a second. A delivery costs CPU in this process and in
+ * of the last 100 ms), the workers keep at most 16 deliveries in flight, 8 of one hook, and claim
+ * at most every 25 ms, so at most 640 deliveries a second; the dispatcher queues deliveries at
+ * that pace too (dispatch-hook-events.ts). A delivery costs CPU in this process and in
  * PostgreSQL (its claim, its outcome, its queueing), which a saturated machine takes from the
- * writes that cause it; the queue is durable and drains at full pace once the load eases.
+ * writes that cause it; the outbox and the queue are durable and drain at full pace once the
+ * load eases. Half the paced slots per hook: a dead receiver holds 8, the other hooks keep 8.
  */
 export interface HookWorkers {
   stop(): Promise<void>;
@@ -27,6 +29,7 @@ const CLAIM_BATCH_MIN = Math.max(1, Math.min(16, Math.floor(CONCURRENCY / 4)));
 const IDLE_RECHECK_MS = 5_000;
 const BUSY_API_LOAD = 0.8;
 const BUSY_IN_FLIGHT = 16;
+const BUSY_PER_HOOK = 8;
 const BUSY_CLAIM_EVERY_MS = 25;
 
 export interface HookWorkerOptions {
@@ -89,10 +92,12 @@ export function startHookWorkers(options: HookWorkerOptions = {}): HookWorkers {
         again = false;
         const apiBusy = apiLoad() >= BUSY_API_LOAD;
         const free = (apiBusy ? BUSY_IN_FLIGHT : CONCURRENCY) - total;
-        // Claim in batches: while deliveries are in flight, their completions call again.
-        if (free <= 0 || (total > 0 && free < CLAIM_BATCH_MIN)) break;
-        const busy = [...inFlight].filter(([, n]) => n >= PER_HOOK).map(([k]) => k);
-        const claimed = await claimDueDeliveries(Math.min(free, 100), PER_HOOK, busy);
+        const perHook = apiBusy ? BUSY_PER_HOOK : PER_HOOK;
+        // Claim in batches: while deliveries are in flight, their completions call again. (Paced,
+        // a batch is a quarter of the 16: waiting for 16 free slots waited for every delivery in
+        // flight, a hung one's whole timeout.)
+        if (free <= 0 || (total > 0 && free < (apiBusy ? BUSY_IN_FLIGHT / 4 : CLAIM_BATCH_MIN))) break;
+        const claimed = await claimDueDeliveries(Math.min(free, 100), perHook, inFlight);
         for (const delivery of claimed) {
           const key = `${delivery.projectId}/${delivery.hook._id}`;
           inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
@@ -129,7 +134,7 @@ export function startHookWorkers(options: HookWorkerOptions = {}): HookWorkers {
   }
 
   const unsubscribe = onNotification("arca_hooks", () => void fill());
-  const dispatch = hookDispatcher(() => void fill());
+  const dispatch = hookDispatcher(() => void fill(), { apiBusy: () => apiLoad() >= BUSY_API_LOAD });
   const dispatcher: OutboxLoop = runOutboxLoop("hooks: dispatch", dispatch.step, { idleRecheckMs });
   void fill();
 

@@ -15,6 +15,8 @@ export interface StepResult {
   more: boolean;
   /** Committed events wait behind an older running transaction: look again shortly. */
   held: boolean;
+  /** The step holds back on purpose (pacing): run again after this many ms, or at a wake. */
+  waitMs?: number;
 }
 
 export interface OutboxLoop {
@@ -58,8 +60,11 @@ export function runOutboxLoop(name: string, step: () => Promise<StepResult>, opt
           if (result.more) again = true;
           if (result.held) {
             heldDelay = Math.min(1000, heldDelay ? heldDelay * 2 : 10);
-            schedule(heldDelay);
-          } else heldDelay = 0;
+            schedule(result.waitMs === undefined ? heldDelay : Math.min(heldDelay, result.waitMs));
+          } else {
+            heldDelay = 0;
+            if (result.waitMs !== undefined) schedule(result.waitMs);
+          }
         } while (again && !stopped);
       } catch (error) {
         if (!stopped) {
