@@ -38,9 +38,10 @@ export function startArca(databaseUrl: string, children: ChildProcess[], env?: R
 }
 
 /** CPU seconds (user + system; with its waited-for children's) a process has used so far, from /proc (0 when unreadable). */
-export function cpuSeconds(pid: number, part: "user" | "system" | "both" | "with children" = "both"): number {
+export function cpuSeconds(pid: number, part: "user" | "system" | "both" | "with children" = "both", tid?: number): number {
   try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1].split(" ");
+    // With `tid`: that thread of the process alone.
+    const fields = fs.readFileSync(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`, "utf8").split(") ")[1].split(" ");
     const user = Number(fields[11]) / 100;
     const system = Number(fields[12]) / 100;
     // Children it waited for (exited ones: a PostgreSQL postmaster's backends).
