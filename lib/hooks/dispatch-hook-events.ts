@@ -105,8 +105,9 @@ export function hookDispatcher(afterCommit: () => void, options: HookDispatcherO
       persistedAt = Date.now();
     }
     const held = result.held || peek.held;
-    if (busy && result.cut) return { more: false, held, waitMs: BUSY_STEP_MS };
-    return { more: result.more || result.cut, held };
+    // Only a paced step stops at a budget.
+    if (result.cut) return { more: false, held, waitMs: BUSY_STEP_MS };
+    return { more: result.more, held };
   }
 
   return {
