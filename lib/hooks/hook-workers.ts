@@ -24,7 +24,8 @@ export interface HookWorkers {
 
 const CONCURRENCY = Number(process.env.ARCA_HOOK_CONCURRENCY || 128);
 const PER_HOOK = Number(process.env.ARCA_HOOK_CONCURRENCY_PER_HOOK || 48);
-const CLAIM_BATCH_MIN = Math.max(1, Math.min(16, Math.floor(CONCURRENCY / 4)));
+/** The smallest batch worth a claim while deliveries are in flight: a quarter of the slots, at most 16. */
+const claimBatchMin = (slots: number) => Math.max(1, Math.min(16, Math.floor(slots / 4)));
 // Safety net for a wake lost with a crashed process's lock or connection (not a poll loop).
 const IDLE_RECHECK_MS = 5_000;
 const BUSY_API_LOAD = 0.8;
@@ -91,12 +92,13 @@ export function startHookWorkers(options: HookWorkerOptions = {}): HookWorkers {
       do {
         again = false;
         const apiBusy = apiLoad() >= BUSY_API_LOAD;
-        const free = (apiBusy ? BUSY_IN_FLIGHT : CONCURRENCY) - total;
+        const slots = apiBusy ? BUSY_IN_FLIGHT : CONCURRENCY;
+        const free = slots - total;
         const perHook = apiBusy ? BUSY_PER_HOOK : PER_HOOK;
-        // Claim in batches: while deliveries are in flight, their completions call again. (Paced,
-        // a batch is a quarter of the 16: waiting for 16 free slots waited for every delivery in
+        // Claim in batches: while deliveries are in flight, their completions call again. (Of the
+        // slots there are now: paced, waiting for 16 free of 16 waited for every delivery in
         // flight, a hung one's whole timeout.)
-        if (free <= 0 || (total > 0 && free < (apiBusy ? BUSY_IN_FLIGHT / 4 : CLAIM_BATCH_MIN))) break;
+        if (free <= 0 || (total > 0 && free < claimBatchMin(slots))) break;
         const claimed = await claimDueDeliveries(Math.min(free, 100), perHook, inFlight);
         for (const delivery of claimed) {
           const key = `${delivery.projectId}/${delivery.hook._id}`;
