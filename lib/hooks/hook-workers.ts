@@ -52,13 +52,20 @@ export function startHookWorkers(options: HookWorkerOptions = {}): HookWorkers {
   let timer: NodeJS.Timeout | undefined;
   let pausedUntil = 0;
 
+  // A wake is never put off: a later schedule keeps an earlier timer. (Replacing it lost the
+  // paced 25 ms wake a completion had set while a claim asked for the next due time, whose answer,
+  // none, then set the recheck instead: delivery stalled for 5 s.)
+  let timerAt = 0;
   const schedule = (ms: number) => {
     if (stopped) return;
+    const wait = Math.max(0, Math.min(ms, idleRecheckMs));
+    if (timer && timerAt <= Date.now() + wait) return;
     if (timer) clearTimeout(timer);
+    timerAt = Date.now() + wait;
     timer = setTimeout(() => {
       timer = undefined;
       void fill();
-    }, Math.max(0, Math.min(ms, idleRecheckMs)));
+    }, wait);
     timer.unref?.();
   };
 
