@@ -6,7 +6,7 @@ import { startHookReceiver, type HookReceiver } from "../testing/hook-receiver";
 import { ownDatabase } from "../testing/own-database";
 import { seedProject } from "../testing/seed-project";
 import { createHook } from "./hooks";
-import { claimStatement } from "./hook-deliveries";
+import { CLAIM_PLANNING, claimStatement } from "./hook-deliveries";
 import { startHookWorkers, type HookWorkers } from "./hook-workers";
 
 /**
@@ -161,35 +161,49 @@ describe("the claim", () => {
     return [...own, ...(node.Plans ?? []).flatMap(queueReads)];
   }
 
-  it("walks the due index and probes the order index per row, even on statistics taken when the queue was nearly empty", async () => {
-    const hook = (await createHook(PROJECT, { _id: "stale", collection: "c", url: `${receiver.url}/ok/stale` }))._id;
-    const enqueue = (from: number, count: number, state = "queued") =>
-      db.query(
+  // As the dispatcher takes them (lib/hooks/dispatch-hook-events.ts), with a delivered history or
+  // none, and a few queued or none, then a burst of 2,000 documents for three hooks.
+  it.each([
+    { history: 30_000, queuedAtAnalyze: 20, label: "a history and 20 queued" },
+    { history: 0, queuedAtAnalyze: 0, label: "nothing queued" },
+  ])("walks the due index in order and probes the rest per row, on statistics taken with $label", async ({ history, queuedAtAnalyze }) => {
+    const hooks = await Promise.all(["a", "b", "c"].map(async (name) => (await createHook(PROJECT, { _id: `stale-${name}`, collection: "c", url: `${receiver.url}/ok/stale` }))._id));
+    let next = 1;
+    const enqueue = async (documents: number, state = "queued") => {
+      await db.query(
         `INSERT INTO hook_deliveries (id, project_id, hook_id, event_id, trigger, collection_id, document_id, state)
-         SELECT 'stale-' || g, $1, $2, g, 'created', 'c', 'stale' || g, $5 FROM generate_series($3::int, $3::int + $4::int - 1) g`,
-        [PROJECT, hook, from, count, state],
+         SELECT 'stale-' || g || '-' || h, $1, h, g, 'created', 'c', 'stale' || g, $5
+         FROM generate_series($3::int, $3::int + $4::int - 1) g, unnest($2::text[]) h ORDER BY g, h`,
+        [PROJECT, hooks, next, documents, state],
       );
-    // A history of delivered ones and a few queued when the statistics are taken, then a burst.
-    await enqueue(1, 30_000, "success");
-    await enqueue(30_001, 200);
-    await db.query("ANALYZE hooks, hook_deliveries");
-    await enqueue(30_201, 20_000);
+      next += documents;
+    };
+    await enqueue(history / 3, "success");
+    await enqueue(queuedAtAnalyze);
+    await db.query("BEGIN");
+    await db.query("SET LOCAL default_statistics_target = 10");
+    await db.query("ANALYZE hooks, hook_deliveries (project_id, hook_id, document_id, event_id, state, next_attempt_at, lease_until)");
+    await db.query("COMMIT");
+    await enqueue(2000);
     // As the workers run it: prepared, and after a few runs on the generic plan.
     const { text, values } = claimStatement(16, 8, new Map()).toQuery();
     const literal = (v: unknown) => db.escapeLiteral(Array.isArray(v) ? `{${v.map((e) => JSON.stringify(String(e))).join(",")}}` : String(v));
     await db.query("BEGIN");
     try {
-      await db.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await db.query(`${CLAIM_PLANNING}; SET LOCAL plan_cache_mode = force_generic_plan`);
       await db.query(`PREPARE stale_claim AS ${text}`);
       const [{ "QUERY PLAN": [plan] }] = (await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE stale_claim(${values.map(literal).join(", ")})`)).rows;
-      // As an anti-join it read all 20,070 queued rows (through the event index) for 16.
+      // Planned as joins, it read all 6,000 queued rows (through the event index, or a bitmap)
+      // and sorted them, for 16.
       const reads = queueReads(plan.Plan);
       expect(Math.max(...reads.map((r) => r.rows))).toBeLessThan(500);
+      expect(reads.map((r) => r.index)).toContain("hook_deliveries_due_idx");
       expect(reads.map((r) => r.index)).toContain("hook_deliveries_order_idx");
     } finally {
       await db.query("ROLLBACK");
       await db.query("DEALLOCATE stale_claim");
-      await db.query("DELETE FROM hook_deliveries WHERE hook_id = $1", [hook]);
+      await db.query("DELETE FROM hook_deliveries WHERE hook_id = ANY($1)", [hooks]);
+      await db.query("DELETE FROM hooks WHERE project_id = $1 AND id = ANY($2)", [PROJECT, hooks]);
     }
   }, 30_000);
 });

@@ -34,7 +34,7 @@ export async function pruneOutbox(): Promise<{ events: number; history: number }
                   SELECT e.id FROM document_events e, outbox_cursors c
                   WHERE c.name = 'hooks' AND e.project_id = ${project.id} AND e.created_at < now() - make_interval(secs => ${eventsTtl / 1000})
                     AND (e.txid, e.id) <= (c.txid, c.event_id)
-                    AND NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.event_id = e.id AND d.state = 'queued')
+                    AND NOT EXISTS (SELECT 1 FROM hook_deliveries d WHERE d.event_id = e.id AND d.event_id IS NOT NULL AND d.state = 'queued')
                   LIMIT ${BATCH})
                 RETURNING collection_id, coalesce(size, octet_length(coalesce(after, before)::text)) AS size
               ), counted AS (
