@@ -36,6 +36,14 @@ export async function insertDocument(db: Queryable, scope: ProjectScope, collect
   const size = sql`(SELECT size FROM input)`;
   const guard = schemaGuard(projectId, collectionId, state);
   const withinLimit = dataSizeLimit > 0 ? sql`${projectTotal(projectId, "data_size")} + ${size} <= ${dataSizeLimit}::bigint` : raw("TRUE");
+  // A collection known to exist is not upserted (6 % of the statement's time in SQL): if it
+  // was deleted meanwhile, the documents row's foreign key fails (23503) and `withFreshState`
+  // retries with a state that creates it.
+  const createCollection = state.exists
+    ? raw("")
+    : sql`, co AS (
+        INSERT INTO collections (project_id, id) SELECT ${projectId}, ${collectionId} FROM d ON CONFLICT (project_id, id) DO NOTHING
+      )`;
   const row = await withLimitCheck(db, projectId, dataSizeLimit > 0, (db) =>
     run(
       db,
@@ -46,9 +54,7 @@ export async function insertDocument(db: Queryable, scope: ProjectScope, collect
       ), d AS (
         INSERT INTO documents (project_id, collection_id, id, data, event_txid) SELECT ${projectId}, ${collectionId}, ${doc._id as string}, input.data, pg_current_xact_id() FROM ok, input
         RETURNING id, data, event_txid
-      ), co AS (
-        INSERT INTO collections (project_id, id) SELECT ${projectId}, ${collectionId} FROM d ON CONFLICT (project_id, id) DO NOTHING
-      ), cd AS (
+      )${createCollection}, cd AS (
         ${counterDelta(projectId, collectionId, { documents: 1, dataSize: size, eventsSize: size }, sql`EXISTS (SELECT 1 FROM d)`)}
       ), ev AS (
         INSERT INTO document_events (project_id, collection_id, document_id, kind, after, size, txid) SELECT ${projectId}, ${collectionId}, id, 'created', data, ${size}, event_txid FROM d

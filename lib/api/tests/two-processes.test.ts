@@ -94,6 +94,18 @@ describe("two server processes on one database", () => {
     expect(Number(totals[0].data_size)).toBe(Number(rows[0].n));
   });
 
+  it("a collection deleted through one process is made again by a create through the other, which knew it as existing", async () => {
+    // The first create makes the collection; the second finds it, and `a` keeps that in memory.
+    for (const _id of ["first", "known"]) expect((await call(a, "/api/collections/recreated/documents/", { json: { _id } })).status).toBe(201);
+    expect((await call(b, "/api/collections/recreated/", { method: "DELETE" })).status).toBe(204);
+    const created = await call(a, "/api/collections/recreated/documents/", { json: { _id: "second" } });
+    expect(created.status).toBe(201);
+    const collection = await (await call(b, "/api/collections/recreated/")).json();
+    expect(collection.documents_count).toBe(1);
+    expect((await call(b, "/api/collections/recreated/documents/second/")).status).toBe(200);
+    expect((await call(b, "/api/collections/recreated/documents/first/")).status).toBe(404);
+  });
+
   it("a token deactivated through one process stops working on the other within the auth cache period", async () => {
     const created = await (await call(a, "/api/collections/_tokens/documents/", { json: { name: "short-lived", permission: { allow: { all: true } } } })).json();
     const theirs = { ...headers, authorization: `Token ${created.token}` };
