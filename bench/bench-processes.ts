@@ -52,6 +52,20 @@ export function cpuSeconds(pid: number, part: "user" | "system" | "both" | "with
   }
 }
 
+/** CPU seconds so far of every PostgreSQL process on the machine (backends, walwriter, ...), with their exited children's. */
+export function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const name of fs.readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      if (fs.readFileSync(`/proc/${name}/comm`, "utf8").trim() === "postgres") total += cpuSeconds(Number(name), "with children");
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return total;
+}
+
 /** Resident set size of a process, from /proc (Linux), in MiB. */
 export function rssMiB(pid: number): number {
   try {

@@ -22,7 +22,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import pg from "pg";
 import { benchDatabase, seedProject } from "./bench-database";
-import { startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
+import { cpuSeconds, postgresCpuSeconds, startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const CONNECTIONS = 10;
@@ -38,6 +38,8 @@ interface Result {
   p99: number;
   errors: number;
   non2xx: number;
+  /** Cores used during the measured seconds: the server, PostgreSQL, autocannon (this process). */
+  cores: { server: number; postgres: number; client: number };
 }
 
 if (process.argv[2] === "--baseline") void serveBaseline(process.argv[3]);
@@ -71,8 +73,8 @@ async function main() {
     // BENCH_OPS=read,list runs a subset (e.g. to profile one path).
     const ops = (process.env.BENCH_OPS ?? "create,read,list").split(",") as Array<"create" | "read" | "list">;
     for (const kind of ops) {
-      const a = await run(`arca ${kind}`, arca, kind, headers);
-      const b = await run(`baseline ${kind}`, baseline, kind, { "content-type": "application/json" });
+      const a = await run(`arca ${kind}`, arca, children[0].pid!, kind, headers);
+      const b = await run(`baseline ${kind}`, baseline, children[1].pid!, kind, { "content-type": "application/json" });
       results.push({ arca: a, base: b });
     }
     printTable(results);
@@ -126,7 +128,7 @@ async function seed(url: string): Promise<string> {
 
 const random = (n: number) => 1 + Math.floor(Math.random() * n);
 
-function run(name: string, base: string, kind: "create" | "read" | "list", headers: Record<string, string>): Promise<Result> {
+function run(name: string, base: string, pid: number, kind: "create" | "read" | "list", headers: Record<string, string>): Promise<Result> {
   const docs = `/api/collections/${COLLECTION}/documents/`;
   const request =
     kind === "create"
@@ -141,7 +143,19 @@ function run(name: string, base: string, kind: "create" | "read" | "list", heade
       ),
     );
   // A short warm-up first: the first second of a cold server measures JIT and pool growth.
-  return measure(2).then(() => measure(SECONDS)).then((result) => ({ name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx }));
+  const cpu = () => {
+    const own = process.cpuUsage();
+    return { server: cpuSeconds(pid), postgres: postgresCpuSeconds(), client: (own.user + own.system) / 1e6 };
+  };
+  return measure(2).then(async () => {
+    const before = cpu();
+    const started = performance.now();
+    const result = await measure(SECONDS);
+    const after = cpu();
+    const seconds = (performance.now() - started) / 1000;
+    const cores = { server: (after.server - before.server) / seconds, postgres: (after.postgres - before.postgres) / seconds, client: (after.client - before.client) / seconds };
+    return { name, rps: result.requests.average, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx, cores };
+  });
 }
 
 /** Child: the same three operations in plain Node `http` + `pg`, as plain as they come. */
@@ -213,5 +227,10 @@ function printTable(rows: { arca: Result; base: Result }[]) {
       `${arca.errors + base.errors}/${arca.non2xx + base.non2xx}`,
     ]);
   }
+  // Cores during each measured run: on 2 shared cores, who spent them says what limits a ratio.
+  console.log("\ncores used   server (arca / base)   postgres (arca / base)   autocannon (arca / base)");
+  const c = (n: number) => n.toFixed(2);
+  for (const { arca, base } of rows)
+    console.log(`${arca.name.replace("arca ", "").padEnd(12)} ${c(arca.cores.server)} / ${c(base.cores.server)}            ${c(arca.cores.postgres)} / ${c(base.cores.postgres)}              ${c(arca.cores.client)} / ${c(base.cores.client)}`);
 }
 

@@ -20,8 +20,7 @@ import autocannon from "autocannon";
 import pg from "pg";
 import { request } from "undici";
 import { benchProject } from "./bench-database";
-import fs from "node:fs";
-import { cpuSeconds, startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
+import { cpuSeconds, postgresCpuSeconds, startArca, startChild, stopChildren, runBenchmark } from "./bench-processes";
 
 const SECONDS = Number(process.env.BENCH_SECONDS || 10);
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES || 5000);
@@ -112,15 +111,7 @@ async function main() {
 
 /** CPU seconds so far of Arca, the receiver, every PostgreSQL process and this process. */
 function cpuNow(pids: { arca: number; receiver: number }) {
-  let postgres = 0;
-  for (const name of fs.readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      if (fs.readFileSync(`/proc/${name}/comm`, "utf8").trim() === "postgres") postgres += cpuSeconds(Number(name), "with children");
-    } catch {
-      // gone meanwhile
-    }
-  }
+  const postgres = postgresCpuSeconds();
   const own = process.cpuUsage();
   // The API's thread is the process's main thread; the rest is the hook thread, GC and libuv.
   return { arca: cpuSeconds(pids.arca), "arca API thread": cpuSeconds(pids.arca, "both", pids.arca), receiver: cpuSeconds(pids.receiver), postgres, bench: (own.user + own.system) / 1e6 };

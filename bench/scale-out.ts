@@ -6,8 +6,9 @@
  * 1. Upload and download of a BENCH_FILE_MB (default 200) MiB file through Arca with
  *    ARCA_BLOB_STORE=s3 vs. the raw SDK (lib-storage Upload, GetObject) against the same endpoint,
  *    with Arca's RSS growth (from /proc) during each.
- * 2. Creates/s (autocannon, 10 connections in all, BENCH_SECONDS; BENCH_ONLY=files skips them) against one Arca process vs.
- *    two processes on the same database (5 connections each, at the same time).
+ * 2. Creates/s (autocannon, 10 connections in all, BENCH_SECONDS) against one Arca process vs.
+ *    two processes on the same database (5 connections each, at the same time), in BENCH_ROUNDS
+ *    alternating rounds. BENCH_ONLY=files or BENCH_ONLY=creates runs one part.
  */
 import type { ChildProcess } from "node:child_process";
 import { execFileSync } from "node:child_process";
@@ -51,113 +52,22 @@ async function main() {
     const pid = children[0].pid!;
     const headers = { "x-project": PROJECT, authorization: `Token ${secret}` };
 
-    // A random file on disk, streamed from there by both sides.
-    const file = path.join(work, "blob.bin");
-    const seed = randomBytes(1 << 20);
-    const out = fs.createWriteStream(file);
-    for (let i = 0; i < FILE_MB; i++) if (!out.write(seed)) await new Promise<void>((r) => out.once("drain", () => r()));
-    await new Promise<void>((r) => out.end(() => r()));
-    const size = FILE_MB << 20;
-
-    // 1a. upload through Arca: one streamed multipart request.
-    const boundary = `----bench${randomBytes(6).toString("hex")}`;
-    const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="blob.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-    const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-    const rss0 = rssMiB(pid);
-    let peak = rss0;
-    const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 50);
-    // Both sides use node:http streams (the SDK does): undici's web streams would cost the
-    // client's share of the two cores and show up as Arca's slowness.
-    const rgw = rgwPid();
-    const cpuNow = () => [cpuSeconds(pid, "user"), cpuSeconds(pid, "system"), cpuSeconds(rgw), process.cpuUsage()] as const;
-    let cpu0 = cpuNow();
-    // CPU seconds each process spent (Arca's as user+system) during one transfer.
-    const cpuSince = (start: typeof cpu0) => {
-      const own = process.cpuUsage(start[3]);
-      const arcaUser = cpuSeconds(pid, "user") - start[0];
-      const arcaSystem = cpuSeconds(pid, "system") - start[1];
-      return `CPU s: arca ${(arcaUser + arcaSystem).toFixed(2)} (${arcaUser.toFixed(2)}+${arcaSystem.toFixed(2)}) rgw ${(cpuSeconds(rgw) - start[2]).toFixed(2)} client ${((own.user + own.system) / 1e6).toFixed(2)}`;
-    };
-    let t = performance.now();
-    const uploaded = await httpRequest(`${arca}/api/collections/_files/documents/`, {
-      method: "POST",
-      headers: { ...headers, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + size + tail.length) },
-    }, async (request) => {
-      request.write(head);
-      await pipeline(fs.createReadStream(file, { highWaterMark: 1 << 20 }), request, { end: false });
-      request.end(tail);
-    });
-    const arcaUp = performance.now() - t;
-    const arcaUpCpu = cpuSince(cpu0);
-    if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${uploaded.body.toString()}`);
-    const record = JSON.parse(uploaded.body.toString());
-    const upPeak = peak - rss0;
-
-    // 1b. download through Arca.
-    peak = rssMiB(pid);
-    const rss1 = peak;
-    cpu0 = cpuNow();
-    t = performance.now();
-    const downloaded = await new Promise<string>((resolve, reject) =>
-      http.get(`${arca}/api/collections/_files/documents/${record._id}/content/`, { headers }, (response) => md5Of(response).then(resolve, reject)).on("error", reject),
-    );
-    const arcaDown = performance.now() - t;
-    const arcaDownCpu = cpuSince(cpu0);
-    clearInterval(sampler);
-    const downPeak = peak - rss1;
-    if (downloaded !== record.md5) throw new Error("download differs from the upload");
-
-    // 1c. the raw SDK against the same endpoint.
-    cpu0 = cpuNow();
-    t = performance.now();
-    await new Upload({ client: raw, params: { Bucket: bucket, Key: "raw/blob.bin", Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
-    const rawUp = performance.now() - t;
-    const rawUpCpu = cpuSince(cpu0);
-    cpu0 = cpuNow();
-    t = performance.now();
-    const object = await raw.send(new GetObjectCommand({ Bucket: bucket, Key: "raw/blob.bin" }));
-    const rawMd5 = await md5Of(object.Body as Readable);
-    const rawDown = performance.now() - t;
-    const rawDownCpu = cpuSince(cpu0);
-    if (rawMd5 !== record.md5) throw new Error("raw download differs from the upload");
-
-    // 1d. Arca's S3 blob store itself (lib/blob, in this process: stage with md5 and metering,
-    // commit by server-side copy; read) vs the raw SDK, alternating, medians of BENCH_ROUNDS.
-    const store = createS3BlobStore({ endpoint, bucket, region: "us-east-1", accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, forcePathStyle: true });
-    const storeTimes = { up: [] as number[], down: [] as number[], rawUp: [] as number[], rawDown: [] as number[] };
-    for (let round = 0; round < ROUNDS; round++) {
-      t = performance.now();
-      const staged = await store.stage(fs.createReadStream(file, { highWaterMark: 1 << 20 }));
-      await store.commit(staged, `bench-${round}`);
-      storeTimes.up.push(performance.now() - t);
-      t = performance.now();
-      await new Upload({ client: raw, params: { Bucket: bucket, Key: `raw/${round}`, Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
-      storeTimes.rawUp.push(performance.now() - t);
-      t = performance.now();
-      if ((await md5Of((await store.read(`bench-${round}`))!)) !== record.md5) throw new Error("store read differs from the upload");
-      storeTimes.down.push(performance.now() - t);
-      t = performance.now();
-      if ((await md5Of((await raw.send(new GetObjectCommand({ Bucket: bucket, Key: `raw/${round}` }))).Body as Readable)) !== record.md5) throw new Error("raw read differs");
-      storeTimes.rawDown.push(performance.now() - t);
+    console.log(`\nscale-out benchmark (S3 at ${endpoint}, ${SECONDS} s create runs)\n`);
+    // BENCH_ONLY=files skips the creates (e.g. for a profile of the transfers), BENCH_ONLY=creates the transfers.
+    if (process.env.BENCH_ONLY !== "creates") await transfers(arca, pid, headers, raw, bucket, endpoint, work);
+    if (process.env.BENCH_ONLY !== "files") {
+      // 2. creates: both processes run throughout; rounds alternate between one process taking all
+      // 10 connections and both taking 5 each (medians: one round each was too noisy to compare).
+      const second = await startArca(url, children, env);
+      const one: number[] = [];
+      const two: number[] = [];
+      for (let round = 0; round < ROUNDS; round++) {
+        one.push(await creates([arca], headers, 10));
+        two.push(await creates([arca, second], headers, 5));
+      }
+      const [a, b] = [median(one), median(two)];
+      console.log(`creates/s one process ${a.toFixed(0)}   two processes ${b.toFixed(0)}   ratio ${(b / a).toFixed(2)} (aim >= 1.0 on 2 cores; medians of ${ROUNDS}: ${one.map((n) => n.toFixed(0)).join(", ")} vs ${two.map((n) => n.toFixed(0)).join(", ")})`);
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-
-    // 2. creates: one process, then two on the same database (BENCH_ONLY=files skips them, e.g. for a profile of the transfers).
-    const skipCreates = process.env.BENCH_ONLY === "files";
-    const one = skipCreates ? 0 : await creates([arca], headers, 10);
-    const second = skipCreates ? "" : await startArca(url, children, env);
-    const two = skipCreates ? 0 : await creates([arca, second], headers, 5);
-
-    const mbps = (ms: number) => (FILE_MB / (ms / 1000)).toFixed(0);
-    console.log(`\nscale-out benchmark (${FILE_MB} MiB file, S3 at ${endpoint}, ${SECONDS} s create runs)\n`);
-    console.log(`upload    arca ${mbps(arcaUp)} MB/s   raw SDK ${mbps(rawUp)} MB/s   ratio ${(rawUp / arcaUp).toFixed(2)} (aim >= 0.8)   arca RSS +${upPeak.toFixed(0)} MiB`);
-    console.log(`download  arca ${mbps(arcaDown)} MB/s   raw SDK ${mbps(rawDown)} MB/s   ratio ${(rawDown / arcaDown).toFixed(2)} (aim >= 0.8)   arca RSS +${downPeak.toFixed(0)} MiB`);
-    const [su, sd, ru, rd] = [median(storeTimes.up), median(storeTimes.down), median(storeTimes.rawUp), median(storeTimes.rawDown)];
-    console.log(`store upload    arca's S3 store ${mbps(su)} MB/s   raw SDK ${mbps(ru)} MB/s   ratio ${(ru / su).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
-    console.log(`store download  arca's S3 store ${mbps(sd)} MB/s   raw SDK ${mbps(rd)} MB/s   ratio ${(rd / sd).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
-    console.log(`  upload   through arca: ${arcaUpCpu}   raw: ${rawUpCpu}`);
-    console.log(`  download through arca: ${arcaDownCpu}   raw: ${rawDownCpu}`);
-    if (!skipCreates) console.log(`creates/s one process ${one.toFixed(0)}   two processes ${two.toFixed(0)}   ratio ${(two / one).toFixed(2)} (aim >= 1.0 on 2 cores)`);
   } finally {
     await stopChildren(children);
     await cleanup();
@@ -165,6 +75,110 @@ async function main() {
     if (!process.env.BENCH_S3_ENDPOINT) stopCeph();
   }
 }
+
+/** 1. A BENCH_FILE_MB file up and down through Arca's HTTP API, through its S3 store, and through the raw SDK. */
+async function transfers(arca: string, pid: number, headers: Record<string, string>, raw: S3Client, bucket: string, endpoint: string, work: string) {
+  // A random file on disk, streamed from there by both sides.
+  const file = path.join(work, "blob.bin");
+  const seed = randomBytes(1 << 20);
+  const out = fs.createWriteStream(file);
+  for (let i = 0; i < FILE_MB; i++) if (!out.write(seed)) await new Promise<void>((r) => out.once("drain", () => r()));
+  await new Promise<void>((r) => out.end(() => r()));
+  const size = FILE_MB << 20;
+
+  // 1a. upload through Arca: one streamed multipart request.
+  const boundary = `----bench${randomBytes(6).toString("hex")}`;
+  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="blob.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
+  const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
+  const rss0 = rssMiB(pid);
+  let peak = rss0;
+  const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 50);
+  // Both sides use node:http streams (the SDK does): undici's web streams would cost the
+  // client's share of the two cores and show up as Arca's slowness.
+  const rgw = rgwPid();
+  const cpuNow = () => [cpuSeconds(pid, "user"), cpuSeconds(pid, "system"), cpuSeconds(rgw), process.cpuUsage()] as const;
+  let cpu0 = cpuNow();
+  // CPU seconds each process spent (Arca's as user+system) during one transfer.
+  const cpuSince = (start: typeof cpu0) => {
+    const own = process.cpuUsage(start[3]);
+    const arcaUser = cpuSeconds(pid, "user") - start[0];
+    const arcaSystem = cpuSeconds(pid, "system") - start[1];
+    return `CPU s: arca ${(arcaUser + arcaSystem).toFixed(2)} (${arcaUser.toFixed(2)}+${arcaSystem.toFixed(2)}) rgw ${(cpuSeconds(rgw) - start[2]).toFixed(2)} client ${((own.user + own.system) / 1e6).toFixed(2)}`;
+  };
+  let t = performance.now();
+  const uploaded = await httpRequest(`${arca}/api/collections/_files/documents/`, {
+    method: "POST",
+    headers: { ...headers, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + size + tail.length) },
+  }, async (request) => {
+    request.write(head);
+    await pipeline(fs.createReadStream(file, { highWaterMark: 1 << 20 }), request, { end: false });
+    request.end(tail);
+  });
+  const arcaUp = performance.now() - t;
+  const arcaUpCpu = cpuSince(cpu0);
+  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${uploaded.body.toString()}`);
+  const record = JSON.parse(uploaded.body.toString());
+  const upPeak = peak - rss0;
+
+  // 1b. download through Arca.
+  peak = rssMiB(pid);
+  const rss1 = peak;
+  cpu0 = cpuNow();
+  t = performance.now();
+  const downloaded = await new Promise<string>((resolve, reject) =>
+    http.get(`${arca}/api/collections/_files/documents/${record._id}/content/`, { headers }, (response) => md5Of(response).then(resolve, reject)).on("error", reject),
+  );
+  const arcaDown = performance.now() - t;
+  const arcaDownCpu = cpuSince(cpu0);
+  clearInterval(sampler);
+  const downPeak = peak - rss1;
+  if (downloaded !== record.md5) throw new Error("download differs from the upload");
+
+  // 1c. the raw SDK against the same endpoint.
+  cpu0 = cpuNow();
+  t = performance.now();
+  await new Upload({ client: raw, params: { Bucket: bucket, Key: "raw/blob.bin", Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
+  const rawUp = performance.now() - t;
+  const rawUpCpu = cpuSince(cpu0);
+  cpu0 = cpuNow();
+  t = performance.now();
+  const object = await raw.send(new GetObjectCommand({ Bucket: bucket, Key: "raw/blob.bin" }));
+  const rawMd5 = await md5Of(object.Body as Readable);
+  const rawDown = performance.now() - t;
+  const rawDownCpu = cpuSince(cpu0);
+  if (rawMd5 !== record.md5) throw new Error("raw download differs from the upload");
+
+  // 1d. Arca's S3 blob store itself (lib/blob, in this process: stage with md5 and metering,
+  // commit by server-side copy; read) vs the raw SDK, alternating, medians of BENCH_ROUNDS.
+  const store = createS3BlobStore({ endpoint, bucket, region: "us-east-1", accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, forcePathStyle: true });
+  const storeTimes = { up: [] as number[], down: [] as number[], rawUp: [] as number[], rawDown: [] as number[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    t = performance.now();
+    const staged = await store.stage(fs.createReadStream(file, { highWaterMark: 1 << 20 }));
+    await store.commit(staged, `bench-${round}`);
+    storeTimes.up.push(performance.now() - t);
+    t = performance.now();
+    await new Upload({ client: raw, params: { Bucket: bucket, Key: `raw/${round}`, Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
+    storeTimes.rawUp.push(performance.now() - t);
+    t = performance.now();
+    if ((await md5Of((await store.read(`bench-${round}`))!)) !== record.md5) throw new Error("store read differs from the upload");
+    storeTimes.down.push(performance.now() - t);
+    t = performance.now();
+    if ((await md5Of((await raw.send(new GetObjectCommand({ Bucket: bucket, Key: `raw/${round}` }))).Body as Readable)) !== record.md5) throw new Error("raw read differs");
+    storeTimes.rawDown.push(performance.now() - t);
+  }
+
+  const mbps = (ms: number) => (FILE_MB / (ms / 1000)).toFixed(0);
+  console.log(`upload    arca ${mbps(arcaUp)} MB/s   raw SDK ${mbps(rawUp)} MB/s   ratio ${(rawUp / arcaUp).toFixed(2)} (aim >= 0.8)   arca RSS +${upPeak.toFixed(0)} MiB`);
+  console.log(`download  arca ${mbps(arcaDown)} MB/s   raw SDK ${mbps(rawDown)} MB/s   ratio ${(rawDown / arcaDown).toFixed(2)} (aim >= 0.8)   arca RSS +${downPeak.toFixed(0)} MiB`);
+  const [su, sd, ru, rd] = [median(storeTimes.up), median(storeTimes.down), median(storeTimes.rawUp), median(storeTimes.rawDown)];
+  console.log(`store upload    arca's S3 store ${mbps(su)} MB/s   raw SDK ${mbps(ru)} MB/s   ratio ${(ru / su).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
+  console.log(`store download  arca's S3 store ${mbps(sd)} MB/s   raw SDK ${mbps(rd)} MB/s   ratio ${(rd / sd).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
+  console.log(`  upload   through arca: ${arcaUpCpu}   raw: ${rawUpCpu}`);
+  console.log(`  download through arca: ${arcaDownCpu}   raw: ${rawDownCpu}`);
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** A node:http request whose body `send` writes; resolves with the status and the whole (small) answer. */
 function httpRequest(url: string, options: http.RequestOptions, send: (request: http.ClientRequest) => Promise<void>): Promise<{ status: number; body: Buffer }> {
