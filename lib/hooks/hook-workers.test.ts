@@ -206,4 +206,33 @@ describe("the claim", () => {
       await db.query("DELETE FROM hooks WHERE project_id = $1 AND id = ANY($2)", [PROJECT, hooks]);
     }
   }, 30_000);
+
+  it("updates claimed rows in place (HOT): no new entry in the queue's indexes", async () => {
+    const hook = (await createHook(PROJECT, { _id: "in-place", collection: "c", url: `${receiver.url}/ok/in-place` }))._id;
+    // Only this test's deliveries are queued (the database is this file's own).
+    await db.query("UPDATE hook_deliveries SET state = 'success' WHERE state = 'queued'");
+    // Enough rows to fill pages: on full pages (fillfactor 100) a claim's new row version moved
+    // to another page, and every index got a new entry for it.
+    await queueMore(hook, 1, 600);
+    await db.query("BEGIN");
+    try {
+      await db.query(CLAIM_PLANNING);
+      // This session's counts not yet reported to the statistics (they span transactions).
+      const counts = async () =>
+        (
+          await db.query<{ hot: number; updated: number }>(
+            "SELECT pg_stat_get_xact_tuples_hot_updated('hook_deliveries'::regclass)::int AS hot, pg_stat_get_xact_tuples_updated('hook_deliveries'::regclass)::int AS updated",
+          )
+        ).rows[0];
+      const before = await counts();
+      const claimed = await db.query(claimStatement(16, 16, new Map()).toQuery());
+      expect(claimed.rows).toHaveLength(16);
+      const after = await counts();
+      expect({ hot: after.hot - before.hot, updated: after.updated - before.updated }).toEqual({ hot: 16, updated: 16 });
+    } finally {
+      await db.query("ROLLBACK");
+      await db.query("DELETE FROM hook_deliveries WHERE hook_id = $1", [hook]);
+      await db.query("DELETE FROM hooks WHERE project_id = $1 AND id = $2", [PROJECT, hook]);
+    }
+  });
 });
