@@ -78,7 +78,9 @@ export function claimStatement(limit: number, perHook: number, inFlight: Readonl
               -- were queued, the planner read every queued row (as an anti-join, or once per hook).
               SELECT d.seq, d.project_id, d.hook_id, d.next_attempt_at
               FROM hook_deliveries d
-              WHERE d.state = 'queued' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+              -- "> '-infinity'" (always true) is in the due index's predicate (migration 0021): only
+              -- this walk and msUntilNextDue say it, so no other probe here can use that index.
+              WHERE d.state = 'queued' AND d.next_attempt_at > '-infinity' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
                 AND NOT ((d.project_id || '/' || d.hook_id) = ANY(${busyHooks}::text[]))
                 AND EXISTS (SELECT 1 FROM hooks h WHERE h.project_id = d.project_id AND h.id = d.hook_id AND h.is_active OFFSET 0)
                 AND NOT EXISTS (SELECT 1 FROM hook_deliveries p WHERE p.project_id = d.project_id AND p.hook_id = d.hook_id
@@ -201,7 +203,7 @@ async function recordExhausted(delivery: ClaimedDelivery, outcome: AttemptRecord
 export async function msUntilNextDue(): Promise<number | undefined> {
   const row = await queryOne<{ ms: number | null }>(
     sql`SELECT ceil(extract(epoch FROM min(next_attempt_at) - now()) * 1000)::float8 AS ms FROM hook_deliveries
-        WHERE state = 'queued' AND next_attempt_at > now()`,
+        WHERE state = 'queued' AND next_attempt_at > '-infinity' AND next_attempt_at > now()`,
   );
   return row?.ms ?? undefined;
 }

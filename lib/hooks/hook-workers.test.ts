@@ -207,6 +207,42 @@ describe("the claim", () => {
     }
   }, 30_000);
 
+  it("keeps the due index for the walk: the order check cannot read it, even with its own index gone", async () => {
+    // On a queue vacuumed while empty, the order check was planned as a skip scan of the due
+    // index on `seq`, reading every queued row before each candidate (migration 0021). Without
+    // the order index that is the plan the old predicate leads to; now the index is not a candidate.
+    const hook = (await createHook(PROJECT, { _id: "walk-only", collection: "c", url: `${receiver.url}/ok/walk-only` }))._id;
+    await db.query(
+      `INSERT INTO hook_deliveries (id, project_id, hook_id, event_id, trigger, collection_id, document_id)
+       SELECT 'walk-only-' || g, $1, $2, g, 'created', 'c', 'w' || (g % 50) FROM generate_series(1, 200) g`,
+      [PROJECT, hook],
+    );
+    const { text, values } = claimStatement(16, 8, new Map()).toQuery();
+    const literal = (v: unknown) => db.escapeLiteral(Array.isArray(v) ? `{${v.map((e) => JSON.stringify(String(e))).join(",")}}` : String(v));
+    await db.query("BEGIN");
+    try {
+      await db.query("DROP INDEX hook_deliveries_order_idx");
+      await db.query(`${CLAIM_PLANNING}; SET LOCAL plan_cache_mode = force_generic_plan`);
+      await db.query(`PREPARE walk_only_claim AS ${text}`);
+      const [{ "QUERY PLAN": [plan] }] = (await db.query(`EXPLAIN (FORMAT JSON) EXECUTE walk_only_claim(${values.map(literal).join(", ")})`)).rows;
+      const scans = (node: PlanNode & { Alias?: string }): { alias?: string; index?: string }[] => [
+        ...(node["Relation Name"] === "hook_deliveries" ? [{ alias: node.Alias, index: node["Index Name"] }] : []),
+        ...(node.Plans ?? []).flatMap(scans),
+      ];
+      const all = scans(plan.Plan);
+      // One walk of the due index (the planner renames the walk's alias); the check ("p") elsewhere.
+      expect(all.filter((s) => s.index === "hook_deliveries_due_idx")).toHaveLength(1);
+      const check = all.filter((s) => s.alias === "p");
+      expect(check.length).toBeGreaterThan(0);
+      expect(check.map((s) => s.index)).not.toContain("hook_deliveries_due_idx");
+    } finally {
+      await db.query("ROLLBACK");
+      await db.query("DEALLOCATE walk_only_claim");
+      await db.query("DELETE FROM hook_deliveries WHERE hook_id = $1", [hook]);
+      await db.query("DELETE FROM hooks WHERE project_id = $1 AND id = $2", [PROJECT, hook]);
+    }
+  });
+
   it("updates claimed rows in place (HOT): no new entry in the queue's indexes", async () => {
     const hook = (await createHook(PROJECT, { _id: "in-place", collection: "c", url: `${receiver.url}/ok/in-place` }))._id;
     // Only this test's deliveries are queued (the database is this file's own).
