@@ -1,5 +1,5 @@
 import { spawnSync } from "node:child_process";
-import { createHash, randomBytes, randomUUID } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -8,6 +8,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createLocalDiskBlobStore } from "../../blob/local-disk-blob-store";
 import { processOwner } from "../../blob/process-owner";
+import { opaqueBytes } from "../../testing/fixtures";
 import { seedProject } from "../../testing/seed-project";
 import { startServeApi, type ServeApiProcess } from "../../testing/serve-api-process";
 
@@ -74,7 +75,7 @@ async function workload(base: string, stopAfter: number): Promise<number> {
       }
     })();
   const upload = async () => {
-    const bytes = randomBytes(1 + Math.floor(Math.random() * 200_000));
+    const bytes = opaqueBytes(1 + Math.floor(Math.random() * 200_000));
     const form = new FormData();
     form.append("file", new Blob([bytes]), `f${n++}.bin`);
     const r = await fetch(`${base}/api/collections/_files/documents/`, { method: "POST", headers, body: form });
@@ -84,7 +85,7 @@ async function workload(base: string, stopAfter: number): Promise<number> {
   };
   const documentWithAttachment = async () => {
     const id = `a${n++}-${randomUUID().slice(0, 8)}`;
-    const bytes = randomBytes(1 + Math.floor(Math.random() * 100_000));
+    const bytes = opaqueBytes(1 + Math.floor(Math.random() * 100_000));
     const form = new FormData();
     form.append("_id", JSON.stringify(id));
     form.append("attachment", new Blob([bytes]), `${id}.bin`);

@@ -1,9 +1,8 @@
 import http from "node:http";
-import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { processBlobDeletions } from "../../files/blob-deletions";
 import { markUnreferencedFiles, sweepOrphanFiles } from "../../files/orphan-sweep";
-import { ownerWithProject } from "../../testing/fixtures";
+import { opaqueBytes, ownerWithProject } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/test-server";
 import { blobFiles, closeDb, db, fileRows, filesSize, form, getBytes, pendingMarkers, PNG, sumOfSizes, until } from "./files-helpers";
 
@@ -217,7 +216,7 @@ describe("files in document properties", () => {
   it("20 concurrent uploads leave files_size exact", async () => {
     const before = await filesSize(project);
     const sizes = Array.from({ length: 20 }, (_, i) => 1000 + i * 37);
-    const results = await Promise.all(sizes.map((n, i) => send(`${docs("many")}/`, form([["_id", `"m${i}"`], ["f", randomBytes(n), `m${i}.bin`]]))));
+    const results = await Promise.all(sizes.map((n, i) => send(`${docs("many")}/`, form([["_id", `"m${i}"`], ["f", opaqueBytes(n), `m${i}.bin`]]))));
     expect(results.map((r) => r.status)).toEqual(sizes.map(() => 201));
     expect(await filesSize(project)).toBe(before + sizes.reduce((a, b) => a + b, 0));
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
@@ -226,7 +225,7 @@ describe("files in document properties", () => {
   it("concurrent multipart saves (PUT) of one new document with a file: one 201, the rest 200, no 409", async () => {
     for (const [path, id] of [[`${docs("msave")}/ms1/`, "ms1"], [`${docs("msave")}/`, "ms2"]]) {
       const results = await Promise.all(
-        Array.from({ length: 8 }, (_, i) => send(path, form([["_id", `"${id}"`], ["i", String(i)], ["att", randomBytes(100 + i), `a${i}.bin`]]), "PUT")),
+        Array.from({ length: 8 }, (_, i) => send(path, form([["_id", `"${id}"`], ["i", String(i)], ["att", opaqueBytes(100 + i), `a${i}.bin`]]), "PUT")),
       );
       expect(results.map((r) => r.status).sort(), path).toEqual([200, 200, 200, 200, 200, 200, 200, 201]);
     }
@@ -257,9 +256,9 @@ describe("files in document properties", () => {
     const other = await ownerWithProject(server);
     const patched = await server.request(`/api/user/projects/${other.project}`, { method: "PATCH", session: other.session, json: { settings: { files_size_limit: 1500 } } });
     expect(patched.status, patched.text).toBe(200);
-    const ok = await server.request(`${docs("x")}/`, { project: other.project, token: other.token, body: form([["f", randomBytes(1000), "a.bin"]]) });
+    const ok = await server.request(`${docs("x")}/`, { project: other.project, token: other.token, body: form([["f", opaqueBytes(1000), "a.bin"]]) });
     expect(ok.status).toBe(201);
-    const over = await server.request(`/api/collections/_files/documents/`, { project: other.project, token: other.token, body: form([["file", randomBytes(1000), "b.bin"]]) });
+    const over = await server.request(`/api/collections/_files/documents/`, { project: other.project, token: other.token, body: form([["file", opaqueBytes(1000), "b.bin"]]) });
     expect(over.status).toBe(402);
     expect(await filesSize(other.project)).toBe(1000);
     expect((await fileRows(other.project)).length).toBe(1);
@@ -271,7 +270,7 @@ describe("files in document properties", () => {
     const patched = await server.request(`/api/user/projects/${other.project}`, { method: "PATCH", session: other.session, json: { settings: { files_size_limit: 1200 } } });
     expect(patched.status).toBe(200);
     const put = (id: string, size: number, method = "PUT") =>
-      server.request(`${docs("near")}/${id}/`, { project: other.project, token: other.token, method, body: form([["f", randomBytes(size), `${id}.bin`]]) });
+      server.request(`${docs("near")}/${id}/`, { project: other.project, token: other.token, method, body: form([["f", opaqueBytes(size), `${id}.bin`]]) });
     expect((await put("a", 500)).status).toBe(201);
     expect((await put("b", 500)).status).toBe(201);
     const same = await put("a", 500);
@@ -315,7 +314,7 @@ describe("files in document properties", () => {
       });
       req.on("error", () => resolve());
       req.write(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="big.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
-      req.write(randomBytes(2 * 1024 * 1024));
+      req.write(opaqueBytes(2 * 1024 * 1024));
       setTimeout(() => {
         req.destroy();
         resolve();
