@@ -150,6 +150,7 @@ describe("hook dispatcher", () => {
 describe("the claim", () => {
   interface PlanNode {
     "Relation Name"?: string;
+    Alias?: string;
     "Index Name"?: string;
     "Actual Rows": number;
     "Actual Loops": number;
@@ -159,6 +160,19 @@ describe("the claim", () => {
   function queueReads(node: PlanNode): { index?: string; rows: number }[] {
     const own = node["Relation Name"] === "hook_deliveries" ? [{ index: node["Index Name"], rows: node["Actual Rows"] * node["Actual Loops"] }] : [];
     return [...own, ...(node.Plans ?? []).flatMap(queueReads)];
+  }
+
+  /**
+   * The claim's plan as the workers run it: prepared as `name`, on the generic plan, within the
+   * caller's transaction (which deallocates `name` after it ends).
+   */
+  async function explainClaim(name: string, options: { analyze: boolean }): Promise<PlanNode> {
+    const { text, values } = claimStatement(16, 8, new Map()).toQuery();
+    const literal = (v: unknown) => db.escapeLiteral(Array.isArray(v) ? `{${v.map((e) => JSON.stringify(String(e))).join(",")}}` : String(v));
+    await db.query(`${CLAIM_PLANNING}; SET LOCAL plan_cache_mode = force_generic_plan`);
+    await db.query(`PREPARE ${name} AS ${text}`);
+    const [{ "QUERY PLAN": [plan] }] = (await db.query(`EXPLAIN (${options.analyze ? "ANALYZE, " : ""}FORMAT JSON) EXECUTE ${name}(${values.map(literal).join(", ")})`)).rows;
+    return plan.Plan;
   }
 
   // As the dispatcher takes them (lib/hooks/dispatch-hook-events.ts), with a delivered history or
@@ -186,16 +200,12 @@ describe("the claim", () => {
     await db.query("COMMIT");
     await enqueue(2000);
     // As the workers run it: prepared, and after a few runs on the generic plan.
-    const { text, values } = claimStatement(16, 8, new Map()).toQuery();
-    const literal = (v: unknown) => db.escapeLiteral(Array.isArray(v) ? `{${v.map((e) => JSON.stringify(String(e))).join(",")}}` : String(v));
     await db.query("BEGIN");
     try {
-      await db.query(`${CLAIM_PLANNING}; SET LOCAL plan_cache_mode = force_generic_plan`);
-      await db.query(`PREPARE stale_claim AS ${text}`);
-      const [{ "QUERY PLAN": [plan] }] = (await db.query(`EXPLAIN (ANALYZE, FORMAT JSON) EXECUTE stale_claim(${values.map(literal).join(", ")})`)).rows;
+      const plan = await explainClaim("stale_claim", { analyze: true });
       // Planned as joins, it read all 6,000 queued rows (through the event index, or a bitmap)
       // and sorted them, for 16.
-      const reads = queueReads(plan.Plan);
+      const reads = queueReads(plan);
       expect(Math.max(...reads.map((r) => r.rows))).toBeLessThan(500);
       expect(reads.map((r) => r.index)).toContain("hook_deliveries_due_idx");
       expect(reads.map((r) => r.index)).toContain("hook_deliveries_order_idx");
@@ -217,19 +227,15 @@ describe("the claim", () => {
        SELECT 'walk-only-' || g, $1, $2, g, 'created', 'c', 'w' || (g % 50) FROM generate_series(1, 200) g`,
       [PROJECT, hook],
     );
-    const { text, values } = claimStatement(16, 8, new Map()).toQuery();
-    const literal = (v: unknown) => db.escapeLiteral(Array.isArray(v) ? `{${v.map((e) => JSON.stringify(String(e))).join(",")}}` : String(v));
     await db.query("BEGIN");
     try {
       await db.query("DROP INDEX hook_deliveries_order_idx");
-      await db.query(`${CLAIM_PLANNING}; SET LOCAL plan_cache_mode = force_generic_plan`);
-      await db.query(`PREPARE walk_only_claim AS ${text}`);
-      const [{ "QUERY PLAN": [plan] }] = (await db.query(`EXPLAIN (FORMAT JSON) EXECUTE walk_only_claim(${values.map(literal).join(", ")})`)).rows;
-      const scans = (node: PlanNode & { Alias?: string }): { alias?: string; index?: string }[] => [
+      const plan = await explainClaim("walk_only_claim", { analyze: false });
+      const scans = (node: PlanNode): { alias?: string; index?: string }[] => [
         ...(node["Relation Name"] === "hook_deliveries" ? [{ alias: node.Alias, index: node["Index Name"] }] : []),
         ...(node.Plans ?? []).flatMap(scans),
       ];
-      const all = scans(plan.Plan);
+      const all = scans(plan);
       // One walk of the due index (the planner renames the walk's alias); the check ("p") elsewhere.
       expect(all.filter((s) => s.index === "hook_deliveries_due_idx")).toHaveLength(1);
       const check = all.filter((s) => s.alias === "p");
