@@ -32,21 +32,25 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Postmasters of this data dir: processes started as `postgres -D <dir>` (backends retitle themselves). */
+/**
+ * Postmasters of this data dir: processes started as `postgres -D <dir>`. A backend retitles
+ * itself, but only after its fork: one caught before that still shows the postmaster's command
+ * line, so a process whose parent matches too is a child, not a second postmaster.
+ */
 function postmasters(): number[] {
-  const found: number[] = [];
+  const found = new Map<number, number>(); // pid -> parent pid
   for (const name of fs.readdirSync("/proc")) {
     if (!/^\d+$/.test(name)) continue;
     try {
       const argv = fs.readFileSync(`/proc/${name}/cmdline`, "utf8").split("\0");
-      const stat = fs.readFileSync(`/proc/${name}/stat`, "utf8");
-      const zombie = stat.slice(stat.lastIndexOf(")") + 2).startsWith("Z");
-      if (!zombie && argv[argv.indexOf("-D") + 1] === databaseDir && argv.indexOf("-D") > 0) found.push(Number(name));
+      const fields = fs.readFileSync(`/proc/${name}/stat`, "utf8");
+      const [state, parent] = fields.slice(fields.lastIndexOf(")") + 2).split(" ");
+      if (state !== "Z" && argv[argv.indexOf("-D") + 1] === databaseDir && argv.indexOf("-D") > 0) found.set(Number(name), Number(parent));
     } catch {
       // gone meanwhile
     }
   }
-  return found;
+  return [...found].filter(([, parent]) => !found.has(parent)).map(([pid]) => pid);
 }
 
 describe("embedded PostgreSQL ownership", () => {
