@@ -59,6 +59,13 @@ export async function claimDueDeliveries(limit: number, perHook: number, inFligh
  */
 export const CLAIM_PLANNING = "SET LOCAL enable_sort = off; SET LOCAL enable_bitmapscan = off";
 
+/**
+ * The due index's own predicate clause (migration 0021), always true. Only the statements that
+ * should walk that index (the claim's walk, the workers' timer) say it, so the planner can use
+ * the index for nothing else: it had served the claim's order check as a skip scan on `seq`.
+ */
+const dueIndexed = (column: string) => raw(`${column} > '-infinity'`);
+
 /** The claim's statement (exported for the test of its plan). */
 export function claimStatement(limit: number, perHook: number, inFlight: ReadonlyMap<string, number>): Sql {
   const busyHooks = [...inFlight].filter(([, n]) => n >= perHook).map(([key]) => key);
@@ -78,9 +85,7 @@ export function claimStatement(limit: number, perHook: number, inFlight: Readonl
               -- were queued, the planner read every queued row (as an anti-join, or once per hook).
               SELECT d.seq, d.project_id, d.hook_id, d.next_attempt_at
               FROM hook_deliveries d
-              -- "> '-infinity'" (always true) is in the due index's predicate (migration 0021): only
-              -- this walk and msUntilNextDue say it, so no other probe here can use that index.
-              WHERE d.state = 'queued' AND d.next_attempt_at > '-infinity' AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+              WHERE d.state = 'queued' AND ${dueIndexed("d.next_attempt_at")} AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
                 AND NOT ((d.project_id || '/' || d.hook_id) = ANY(${busyHooks}::text[]))
                 AND EXISTS (SELECT 1 FROM hooks h WHERE h.project_id = d.project_id AND h.id = d.hook_id AND h.is_active OFFSET 0)
                 AND NOT EXISTS (SELECT 1 FROM hook_deliveries p WHERE p.project_id = d.project_id AND p.hook_id = d.hook_id
@@ -203,7 +208,7 @@ async function recordExhausted(delivery: ClaimedDelivery, outcome: AttemptRecord
 export async function msUntilNextDue(): Promise<number | undefined> {
   const row = await queryOne<{ ms: number | null }>(
     sql`SELECT ceil(extract(epoch FROM min(next_attempt_at) - now()) * 1000)::float8 AS ms FROM hook_deliveries
-        WHERE state = 'queued' AND next_attempt_at > '-infinity' AND next_attempt_at > now()`,
+        WHERE state = 'queued' AND ${dueIndexed("next_attempt_at")} AND next_attempt_at > now()`,
   );
   return row?.ms ?? undefined;
 }
