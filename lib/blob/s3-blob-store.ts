@@ -5,14 +5,15 @@
  *   <bucket>/staging/<uuid>      staged bytes (a multipart upload while they stream)
  *   <bucket>/blobs/<key>         committed blobs
  *
- * Uploads stream through `@aws-sdk/lib-storage` (multipart above the part size, at most
- * `queueSize` parts in memory, md5 and size computed on the way); a failed or aborted upload
- * aborts its multipart upload, so no parts are left behind, and `sweepTemp` aborts any a crash
+ * Uploads stream through `s3ObjectWriter` (multipart above the part size, at most `queueSize`
+ * parts in memory, md5 and size computed on the way); a failed or aborted upload aborts its
+ * multipart upload, so no parts are left behind, and `sweepTemp` aborts any a crash
  * left. Commit is a server-side copy to the final key (then the staged object goes): the caller
  * decides on the key only after looking at the bytes. Ranges are ranged GETs.
  */
 import { randomUUID } from "node:crypto";
-import { PassThrough, Readable } from "node:stream";
+import { once } from "node:events";
+import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import {
   AbortMultipartUploadCommand,
@@ -28,9 +29,9 @@ import {
   S3Client,
   UploadPartCopyCommand,
 } from "@aws-sdk/client-s3";
-import { Upload } from "@aws-sdk/lib-storage";
 import { blobMeter } from "./blob-meter";
 import { isDeadOwner, OWNER_PATTERN, processOwner } from "./process-owner";
+import { s3ObjectWriter } from "./s3-object-writer";
 import {
   assertBlobKey,
   DEFAULT_HEAD_BYTES,
@@ -80,7 +81,7 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
     responseChecksumValidation: "WHEN_REQUIRED",
   });
   if (transportProtectsPayload(settings.endpoint)) {
-    // lib-storage sends parts as Buffers, which the SigV4 signer hashes whole (SHA-256 over every
+    // Parts go as Buffers, which the SigV4 signer hashes whole (SHA-256 over every
     // byte: as much CPU as Arca's own md5, on the one event loop). Where TLS or loopback already
     // protects the bytes, parts go as UNSIGNED-PAYLOAD, as the SDK itself sends streamed bodies.
     client.middlewareStack.add(
@@ -102,21 +103,18 @@ export function createS3BlobStore(settings: S3Settings): S3BlobStore {
     return staged.id;
   };
 
-  /** Streams `source` to `Key`, metered; on any failure the multipart upload is aborted. */
+  /** Streams `source` to `Key`, metered; on any failure nothing is left under `Key`, no part anywhere. */
   async function upload(Key: string, source: BlobSource, options: StageOptions): Promise<ReturnType<ReturnType<typeof blobMeter>["result"]>> {
     const { signal, maxBytes = Number.POSITIVE_INFINITY, headBytes = DEFAULT_HEAD_BYTES } = options;
     const meter = blobMeter(maxBytes, headBytes);
-    const body = new PassThrough({ highWaterMark: PART_SIZE });
-    const uploader = new Upload({ client, params: { Bucket, Key, Body: body }, partSize: PART_SIZE, queueSize: QUEUE_SIZE, leavePartsOnError: false });
-    const feeding = pipeline(source, meter.stream, body, { signal });
-    const sending = uploader.done();
+    const writer = s3ObjectWriter(client, Bucket, Key, { partSize: PART_SIZE, queueSize: QUEUE_SIZE });
     try {
-      await Promise.all([feeding, sending]);
+      await pipeline(source, meter.stream, writer, { signal });
     } catch (error) {
-      body.destroy();
-      await uploader.abort().catch(() => {});
-      await sending.catch(() => {});
-      // A single-part upload may have completed before the feed failed.
+      // The writer aborts its multipart upload once its requests have settled ('close').
+      writer.destroy();
+      if (!writer.closed) await once(writer, "close");
+      // A single-request upload may have completed before the feed failed.
       await client.send(new DeleteObjectCommand({ Bucket, Key })).catch(() => {});
       throw error;
     }
