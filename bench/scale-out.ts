@@ -86,74 +86,74 @@ async function transfers(arca: string, pid: number, headers: Record<string, stri
   await new Promise<void>((r) => out.end(() => r()));
   const size = FILE_MB << 20;
 
-  // 1a. upload through Arca: one streamed multipart request.
+  // 1a-1c, BENCH_ROUNDS alternating rounds (medians; single transfers varied 0.55-0.85x between
+  // runs on the shared cores): up and down through Arca's HTTP API, then the raw SDK.
   const boundary = `----bench${randomBytes(6).toString("hex")}`;
   const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="blob.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`);
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  const rss0 = rssMiB(pid);
-  let peak = rss0;
+  let peak = 0;
   const sampler = setInterval(() => (peak = Math.max(peak, rssMiB(pid))), 50);
   // Both sides use node:http streams (the SDK does): undici's web streams would cost the
   // client's share of the two cores and show up as Arca's slowness.
   const rgw = rgwPid();
   const cpuNow = () => [cpuSeconds(pid, "user"), cpuSeconds(pid, "system"), cpuSeconds(rgw), process.cpuUsage()] as const;
-  let cpu0 = cpuNow();
   // CPU seconds each process spent (Arca's as user+system) during one transfer.
-  const cpuSince = (start: typeof cpu0) => {
+  const cpuSince = (start: ReturnType<typeof cpuNow>) => {
     const own = process.cpuUsage(start[3]);
     const arcaUser = cpuSeconds(pid, "user") - start[0];
     const arcaSystem = cpuSeconds(pid, "system") - start[1];
-    return `CPU s: arca ${(arcaUser + arcaSystem).toFixed(2)} (${arcaUser.toFixed(2)}+${arcaSystem.toFixed(2)}) rgw ${(cpuSeconds(rgw) - start[2]).toFixed(2)} client ${((own.user + own.system) / 1e6).toFixed(2)}`;
+    return `arca ${(arcaUser + arcaSystem).toFixed(2)} (${arcaUser.toFixed(2)}+${arcaSystem.toFixed(2)}) rgw ${(cpuSeconds(rgw) - start[2]).toFixed(2)} client ${((own.user + own.system) / 1e6).toFixed(2)}`;
   };
-  let t = performance.now();
-  const uploaded = await httpRequest(`${arca}/api/collections/_files/documents/`, {
-    method: "POST",
-    headers: { ...headers, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + size + tail.length) },
-  }, async (request) => {
-    request.write(head);
-    await pipeline(fs.createReadStream(file, { highWaterMark: 1 << 20 }), request, { end: false });
-    request.end(tail);
-  });
-  const arcaUp = performance.now() - t;
-  const arcaUpCpu = cpuSince(cpu0);
-  if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${uploaded.body.toString()}`);
-  const record = JSON.parse(uploaded.body.toString());
-  const upPeak = peak - rss0;
-
-  // 1b. download through Arca.
-  peak = rssMiB(pid);
-  const rss1 = peak;
-  cpu0 = cpuNow();
-  t = performance.now();
-  const downloaded = await new Promise<string>((resolve, reject) =>
-    http.get(`${arca}/api/collections/_files/documents/${record._id}/content/`, { headers }, (response) => md5Of(response).then(resolve, reject)).on("error", reject),
-  );
-  const arcaDown = performance.now() - t;
-  const arcaDownCpu = cpuSince(cpu0);
+  /** Times `transfer`, with the CPU each process spent and Arca's RSS growth (from just before it). */
+  const measure = async (transfer: () => Promise<void>) => {
+    const rss0 = rssMiB(pid);
+    peak = rss0;
+    const cpu0 = cpuNow();
+    const t0 = performance.now();
+    await transfer();
+    return { ms: performance.now() - t0, cpu: cpuSince(cpu0), rss: peak - rss0 };
+  };
+  const http_ = { up: [] as Awaited<ReturnType<typeof measure>>[], down: [] as Awaited<ReturnType<typeof measure>>[], rawUp: [] as Awaited<ReturnType<typeof measure>>[], rawDown: [] as Awaited<ReturnType<typeof measure>>[] };
+  let record: { _id: string; md5: string } | undefined;
+  for (let round = 0; round < ROUNDS; round++) {
+    // 1a. upload through Arca: one streamed multipart request.
+    http_.up.push(await measure(async () => {
+      const uploaded = await httpRequest(`${arca}/api/collections/_files/documents/`, {
+        method: "POST",
+        headers: { ...headers, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + size + tail.length) },
+      }, async (request) => {
+        request.write(head);
+        await pipeline(fs.createReadStream(file, { highWaterMark: 1 << 20 }), request, { end: false });
+        request.end(tail);
+      });
+      if (uploaded.status !== 201) throw new Error(`upload: ${uploaded.status} ${uploaded.body.toString()}`);
+      record = JSON.parse(uploaded.body.toString());
+    }));
+    // 1b. download through Arca.
+    http_.down.push(await measure(async () => {
+      const downloaded = await new Promise<string>((resolve, reject) =>
+        http.get(`${arca}/api/collections/_files/documents/${record!._id}/content/`, { headers }, (response) => md5Of(response).then(resolve, reject)).on("error", reject),
+      );
+      if (downloaded !== record!.md5) throw new Error("download differs from the upload");
+    }));
+    // 1c. the raw SDK against the same endpoint.
+    http_.rawUp.push(await measure(async () => {
+      await new Upload({ client: raw, params: { Bucket: bucket, Key: "raw/blob.bin", Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
+    }));
+    http_.rawDown.push(await measure(async () => {
+      const object = await raw.send(new GetObjectCommand({ Bucket: bucket, Key: "raw/blob.bin" }));
+      if ((await md5Of(object.Body as Readable)) !== record!.md5) throw new Error("raw download differs from the upload");
+    }));
+  }
   clearInterval(sampler);
-  const downPeak = peak - rss1;
-  if (downloaded !== record.md5) throw new Error("download differs from the upload");
-
-  // 1c. the raw SDK against the same endpoint.
-  cpu0 = cpuNow();
-  t = performance.now();
-  await new Upload({ client: raw, params: { Bucket: bucket, Key: "raw/blob.bin", Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
-  const rawUp = performance.now() - t;
-  const rawUpCpu = cpuSince(cpu0);
-  cpu0 = cpuNow();
-  t = performance.now();
-  const object = await raw.send(new GetObjectCommand({ Bucket: bucket, Key: "raw/blob.bin" }));
-  const rawMd5 = await md5Of(object.Body as Readable);
-  const rawDown = performance.now() - t;
-  const rawDownCpu = cpuSince(cpu0);
-  if (rawMd5 !== record.md5) throw new Error("raw download differs from the upload");
+  const expected = record!.md5;
 
   // 1d. Arca's S3 blob store itself (lib/blob, in this process: stage with md5 and metering,
   // commit by server-side copy; read) vs the raw SDK, alternating, medians of BENCH_ROUNDS.
   const store = createS3BlobStore({ endpoint, bucket, region: "us-east-1", accessKeyId: credentials.accessKeyId, secretAccessKey: credentials.secretAccessKey, forcePathStyle: true });
   const storeTimes = { up: [] as number[], down: [] as number[], rawUp: [] as number[], rawDown: [] as number[] };
   for (let round = 0; round < ROUNDS; round++) {
-    t = performance.now();
+    let t = performance.now();
     const staged = await store.stage(fs.createReadStream(file, { highWaterMark: 1 << 20 }));
     await store.commit(staged, `bench-${round}`);
     storeTimes.up.push(performance.now() - t);
@@ -161,21 +161,26 @@ async function transfers(arca: string, pid: number, headers: Record<string, stri
     await new Upload({ client: raw, params: { Bucket: bucket, Key: `raw/${round}`, Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
     storeTimes.rawUp.push(performance.now() - t);
     t = performance.now();
-    if ((await md5Of((await store.read(`bench-${round}`))!)) !== record.md5) throw new Error("store read differs from the upload");
+    if ((await md5Of((await store.read(`bench-${round}`))!)) !== expected) throw new Error("store read differs from the upload");
     storeTimes.down.push(performance.now() - t);
     t = performance.now();
-    if ((await md5Of((await raw.send(new GetObjectCommand({ Bucket: bucket, Key: `raw/${round}` }))).Body as Readable)) !== record.md5) throw new Error("raw read differs");
+    if ((await md5Of((await raw.send(new GetObjectCommand({ Bucket: bucket, Key: `raw/${round}` }))).Body as Readable)) !== expected) throw new Error("raw read differs");
     storeTimes.rawDown.push(performance.now() - t);
   }
 
   const mbps = (ms: number) => (FILE_MB / (ms / 1000)).toFixed(0);
-  console.log(`upload    arca ${mbps(arcaUp)} MB/s   raw SDK ${mbps(rawUp)} MB/s   ratio ${(rawUp / arcaUp).toFixed(2)} (aim >= 0.8)   arca RSS +${upPeak.toFixed(0)} MiB`);
-  console.log(`download  arca ${mbps(arcaDown)} MB/s   raw SDK ${mbps(rawDown)} MB/s   ratio ${(rawDown / arcaDown).toFixed(2)} (aim >= 0.8)   arca RSS +${downPeak.toFixed(0)} MiB`);
+  const mid = (runs: { ms: number }[]) => median(runs.map((r) => r.ms));
+  const maxRss = (runs: { rss: number }[]) => Math.max(...runs.map((r) => r.rss)).toFixed(0);
+  const each = (runs: { ms: number }[]) => runs.map((r) => mbps(r.ms)).join(", ");
+  console.log(`upload    arca ${mbps(mid(http_.up))} MB/s   raw SDK ${mbps(mid(http_.rawUp))} MB/s   ratio ${(mid(http_.rawUp) / mid(http_.up)).toFixed(2)} (aim >= 0.8; medians of ${ROUNDS}: ${each(http_.up)} vs ${each(http_.rawUp)})   arca RSS +${maxRss(http_.up)} MiB at most`);
+  console.log(`download  arca ${mbps(mid(http_.down))} MB/s   raw SDK ${mbps(mid(http_.rawDown))} MB/s   ratio ${(mid(http_.rawDown) / mid(http_.down)).toFixed(2)} (aim >= 0.8; medians of ${ROUNDS}: ${each(http_.down)} vs ${each(http_.rawDown)})   arca RSS +${maxRss(http_.down)} MiB at most`);
   const [su, sd, ru, rd] = [median(storeTimes.up), median(storeTimes.down), median(storeTimes.rawUp), median(storeTimes.rawDown)];
   console.log(`store upload    arca's S3 store ${mbps(su)} MB/s   raw SDK ${mbps(ru)} MB/s   ratio ${(ru / su).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
   console.log(`store download  arca's S3 store ${mbps(sd)} MB/s   raw SDK ${mbps(rd)} MB/s   ratio ${(rd / sd).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
-  console.log(`  upload   through arca: ${arcaUpCpu}   raw: ${rawUpCpu}`);
-  console.log(`  download through arca: ${arcaDownCpu}   raw: ${rawDownCpu}`);
+  for (let round = 0; round < ROUNDS; round++) {
+    console.log(`  round ${round + 1} CPU s   upload through arca: ${http_.up[round].cpu}   raw: ${http_.rawUp[round].cpu}`);
+    console.log(`  round ${round + 1} CPU s   download through arca: ${http_.down[round].cpu}   raw: ${http_.rawDown[round].cpu}`);
+  }
 }
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
