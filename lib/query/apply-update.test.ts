@@ -68,6 +68,43 @@ describe("applyUpdate", () => {
     expect(applyUpdate(structuredClone(doc), { $rename: { "o.p": "o.q" } }).o).toEqual({ q: 1 });
   });
 
+  it("$addToSet keeps the duplicates an array already holds and adds each new value once, as MongoDB does", () => {
+    const doc = { _id: "x", d: [1, 1, 2], rows: [{ k: 1 }] };
+    expect(applyUpdate(structuredClone(doc), { $addToSet: { d: 3 } }).d).toEqual([1, 1, 2, 3]);
+    expect(applyUpdate(structuredClone(doc), { $addToSet: { d: 1 } }).d).toEqual([1, 1, 2]);
+    expect(applyUpdate(structuredClone(doc), { $addToSet: { d: { $each: [3, 4] } } }).d).toEqual([1, 1, 2, 3, 4]);
+    expect(applyUpdate(structuredClone(doc), { $addToSet: { d: { $each: [2, 3, 3] } } }).d).toEqual([1, 1, 2, 3]);
+    // A missing field: the distinct values, in order.
+    expect(applyUpdate(structuredClone(doc), { $addToSet: { fresh: { $each: [1, 1, 2] } } }).fresh).toEqual([1, 2]);
+    expect(applyUpdate(structuredClone(doc), { $addToSet: { "deep.list": 5 } }).deep).toEqual({ list: [5] });
+    // Documents and arrays compare by value; an array is one element.
+    expect(applyUpdate(structuredClone(doc), { $addToSet: { rows: { $each: [{ k: 1 }, { k: 2 }] } } }).rows).toEqual([{ k: 1 }, { k: 2 }]);
+    expect(applyUpdate(structuredClone(doc), { $addToSet: { d: [1, 2] } }).d).toEqual([1, 1, 2, [1, 2]]);
+  });
+
+  it("$push applies $position, $sort and $slice to a missing field as to an existing one", () => {
+    const pushed = applyUpdate({ _id: "x" }, { $push: { b: { $each: [1, 2, 3], $slice: 2 }, c: { $each: [3, 1, 2], $sort: -1, $slice: -2 }, e: { $each: [{ n: 2 }, { n: 1 }], $sort: { n: 1 } } } });
+    expect(pushed).toEqual({ _id: "x", b: [1, 2], c: [2, 1], e: [{ n: 1 }, { n: 2 }] });
+    expect(applyUpdate({ _id: "x", o: {} }, { $push: { "o.a": { $each: [3, 1, 2], $sort: 1 } } }).o).toEqual({ a: [1, 2, 3] });
+    expect(applyUpdate({ _id: "x", a: [] }, { $push: { a: { $each: [3, 1, 2], $sort: 1 } } }).a).toEqual([1, 2, 3]);
+  });
+
+  it("refuses an update naming a path twice or a path inside another (400), as MongoDB does", () => {
+    for (const [operation, message] of [
+      [{ $set: { a: 1 }, $inc: { a: 1 } }, "Updating the path a would create a conflict at a"],
+      [{ $set: { "o.p": 1 }, $unset: { o: "" } }, "Updating the path o.p would create a conflict at o"],
+      [{ $push: { tags: "c" }, $addToSet: { tags: "d" } }, "Updating the path tags would create a conflict at tags"],
+      [{ $rename: { s: "moved" }, $set: { "moved.x": 1 } }, "Updating the path moved.x would create a conflict at moved"],
+    ] as const) {
+      expect(() => applyUpdate(structuredClone(base), operation), JSON.stringify(operation)).toThrow(message);
+    }
+    // Siblings and paths that only share a prefix of characters do not conflict.
+    expect(applyUpdate(structuredClone(base), { $set: { "o.q": 2, "o.r": 3, on: 1 }, $inc: { n: 1 } })).toMatchObject({ o: { p: 1, q: 2, r: 3 }, on: 1, n: 6 });
+    // Many paths are checked in linear time (no pairwise comparison).
+    const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
+    expect(Object.keys(applyUpdate({ _id: "x" }, { $set: many }))).toHaveLength(50_001);
+  });
+
   it("does not touch its input", () => {
     const input = structuredClone(base);
     applyUpdate(input, { $set: { n: 1 }, $push: { tags: "x" } });

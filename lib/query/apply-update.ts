@@ -59,12 +59,29 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
       }
     }
   }
+  checkConflicts(modifier);
+  // mingo keeps duplicates $addToSet should drop and drops values it should add once the array
+  // holds a duplicate; each becomes the $set of the array MongoDB would make.
+  const created: Record<string, Json> = {};
+  if (modifier.$addToSet) {
+    for (const [path, value] of Object.entries(modifier.$addToSet)) {
+      const current = valueAt(doc, path);
+      const set = Array.isArray(current) ? [...current] : [];
+      const items = isPlainObject(value) && Object.hasOwn(value, "$each") ? (value.$each as Json[]) : [value];
+      for (const item of items) if (!set.some((member) => deepEqual(member, item))) set.push(item);
+      (modifier.$set ??= {})[path] = set;
+    }
+    delete modifier.$addToSet;
+  }
+  // mingo ignores $push's $sort, $slice and $position on a missing field: it gets its empty array first.
+  for (const path of Object.keys(modifier.$push ?? {})) if (valueAt(doc, path) === undefined) created[path] = [];
   // mingo walks paths with plain property reads, so a key such as `constructor` or `toString`
   // that the document lacks resolves to Object.prototype's member and the write is lost. Such
   // keys are renamed to a NUL-prefixed twin for the run (no input key holds NUL, see
   // json-input.ts) and back after: to mingo every user key is then an ordinary own property.
   const next = escapeKeys(doc) as Doc;
   try {
+    if (Object.keys(created).length > 0) update(next, escapeKeys({ $set: created }) as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
     update(next, escapeKeys(modifier) as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
   } catch (error) {
     throw badRequest(`Invalid update: ${(error as Error).message}`);
@@ -73,6 +90,29 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
   // $inc/$mul past the double range give Infinity, which JSON stores as null: refused instead.
   checkJsonInput(result, "The updated document");
   return result;
+}
+
+/**
+ * MongoDB refuses an update that names one path twice, or a path and a path inside it, across
+ * its operators (`$rename`'s target included): the result would depend on their order.
+ */
+function checkConflicts(modifier: Record<string, Record<string, Json>>): void {
+  const paths: string[] = [];
+  for (const [operator, fields] of Object.entries(modifier)) {
+    for (const [path, value] of Object.entries(fields)) paths.push(path, ...(operator === "$rename" ? [String(value)] : []));
+  }
+  // Linear in the number of path segments: an update may name many paths.
+  const named = new Set<string>();
+  for (const path of paths) {
+    if (named.has(path)) throw badRequest(`Updating the path ${path} would create a conflict at ${path}`);
+    named.add(path);
+  }
+  for (const path of paths) {
+    for (let dot = path.indexOf("."); dot !== -1; dot = path.indexOf(".", dot + 1)) {
+      const outer = path.slice(0, dot);
+      if (named.has(outer)) throw badRequest(`Updating the path ${path} would create a conflict at ${outer}`);
+    }
+  }
 }
 
 const MODIFIERS: Record<string, Set<string>> = { $push: new Set(["$each", "$slice", "$sort", "$position"]), $addToSet: new Set(["$each"]) };
