@@ -42,4 +42,13 @@ describe("layering", () => {
     );
     expect(offending).toEqual([]);
   });
+
+  it("nothing imports the language detector's n-gram tables at start (~58 MiB of heap): only on first use", () => {
+    const offending = [...sources("lib", /\.ts$/), ...sources("app", /\.tsx?$/), "server.ts"].flatMap((file) =>
+      importsOf(file)
+        .filter((spec) => /^eld(\/|$)/.test(spec))
+        .map((spec) => `${file} -> ${spec}`),
+    );
+    expect(offending).toEqual([]);
+  });
 });
