@@ -148,20 +148,33 @@ export async function parseHook(id: string, body: Record<string, unknown>, base?
   }
   if (!hook.collection && !errors.some((e) => e.property === "collection")) errors.push({ property: "collection", message: "is required" });
   if (!hook.url && !errors.some((e) => e.property === "url")) errors.push({ property: "url", message: "is required" });
-  if (hook.url && !errors.some((e) => e.property === "url")) {
-    try {
-      await checkPublicUrl(new URL(hook.url));
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      errors.push({
-        property: "url",
-        message: code === "EPRIVATEADDRESS" ? "must not point to a loopback, private or link-local address" : "host name does not resolve",
-      });
-    }
+  if (hook.url && !errors.some((e) => e.property === "url") && (await resolvesPrivate(new URL(hook.url)))) {
+    errors.push({ property: "url", message: "must not point to a loopback, private or link-local address" });
   }
   if (errors.length) throw validationError("Validation error", errors);
   return hook;
 }
+
+/**
+ * Whether the URL's host is, or resolves to, an address hooks may not reach (CONTRACT §8). A
+ * name that does not resolve now (no DNS on this machine, a receiver not yet deployed), or not
+ * within SAVE_LOOKUP_MS, is accepted: every delivery resolves it again through the same guard,
+ * which refuses private addresses then.
+ */
+async function resolvesPrivate(url: URL): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<"timeout">((resolve) => (timer = setTimeout(() => resolve("timeout"), SAVE_LOOKUP_MS)));
+  try {
+    await Promise.race([checkPublicUrl(url), timedOut]);
+    return false;
+  } catch (error) {
+    return (error as { code?: string }).code === "EPRIVATEADDRESS";
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const SAVE_LOOKUP_MS = 2_000;
 
 function isHttpUrl(text: string): boolean {
   if (text.length > 2048) return false;

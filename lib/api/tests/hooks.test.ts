@@ -156,6 +156,24 @@ describe("_hooks documents", () => {
       process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
     }
   });
+
+  it("accepts a host name that does not resolve (yet): each delivery resolves it again, and fails with an error while it does not", async () => {
+    process.env.ARCA_HOOKS_ALLOW_PRIVATE = "false";
+    try {
+      // .invalid never resolves (RFC 2606), like any name on a machine without DNS.
+      const saved = await t.server.request(hooksPath, as({ json: { _id: "h-unresolved", collection: "books", url: "https://arca-receiver.invalid/hook" } }));
+      expect(saved.status, saved.text).toBe(201);
+      expect(saved.body.url).toBe("https://arca-receiver.invalid/hook");
+      const tested = await t.server.request(`${hooksPath}h-unresolved/`, as({ action: "test" }));
+      expect(tested.status, tested.text).toBe(200);
+      expect(tested.body).toMatchObject({ hook_id: "h-unresolved", trigger: "test", attempt: 1, response: null });
+      expect(tested.body.status).not.toBe("success");
+      expect(tested.body.error).toMatch(/host not found|ENOTFOUND|EAI_AGAIN/i);
+    } finally {
+      process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
+      await t.server.request(`${hooksPath}h-unresolved/`, as({ method: "DELETE" }));
+    }
+  });
 });
 
 describe("deliveries", () => {
