@@ -63,20 +63,20 @@ describe("evaluateConditional", () => {
     ["304 before 416", "GET", { "if-none-match": ETAG, range: "bytes=5000-" }, { status: 304 }],
 
     // ranges
-    ["range", "GET", { range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }] }],
-    ["range on HEAD", "HEAD", { range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }] }],
+    ["range", "GET", { range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }], multipart: false }],
+    ["range on HEAD", "HEAD", { range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }], multipart: false }],
     ["range ignored on POST", "POST", { range: "bytes=0-9" }, { status: 200 }],
-    ["several ranges", "GET", { range: "bytes=0-0,-1" }, { status: 206, ranges: [{ start: 0, end: 0 }, { start: 999, end: 999 }] }],
+    ["several ranges", "GET", { range: "bytes=0-0,-1" }, { status: 206, ranges: [{ start: 0, end: 0 }, { start: 999, end: 999 }], multipart: true }],
     ["malformed range", "GET", { range: "bytes=abc" }, { status: 200 }],
     ["unsatisfiable range", "GET", { range: "bytes=1000-" }, { status: 416 }],
-    ["If-None-Match mismatch then range", "GET", { "if-none-match": OTHER, range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }] }],
+    ["If-None-Match mismatch then range", "GET", { "if-none-match": OTHER, range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }], multipart: false }],
 
     // If-Range
-    ["If-Range same etag", "GET", { "if-range": ETAG, range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }] }],
+    ["If-Range same etag", "GET", { "if-range": ETAG, range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }], multipart: false }],
     ["If-Range other etag", "GET", { "if-range": OTHER, range: "bytes=0-9" }, { status: 200 }],
     ["If-Range weak etag is never strong", "GET", { "if-range": `W/${ETAG}`, range: "bytes=0-9" }, { status: 200 }],
     ["If-Range * is not an etag", "GET", { "if-range": "*", range: "bytes=0-9" }, { status: 200 }],
-    ["If-Range same date", "GET", { "if-range": AT, range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }] }],
+    ["If-Range same date", "GET", { "if-range": AT, range: "bytes=0-9" }, { status: 206, ranges: [{ start: 0, end: 9 }], multipart: false }],
     ["If-Range later date is stale", "GET", { "if-range": AFTER, range: "bytes=0-9" }, { status: 200 }],
     ["If-Range earlier date", "GET", { "if-range": BEFORE, range: "bytes=0-9" }, { status: 200 }],
     ["If-Range garbage", "GET", { "if-range": "garbage", range: "bytes=0-9" }, { status: 200 }],

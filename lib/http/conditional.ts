@@ -25,7 +25,7 @@ export interface ConditionalHeaders {
 
 export type ConditionalDecision =
   | { status: 200 }
-  | { status: 206; ranges: ByteRange[] }
+  | { status: 206; ranges: ByteRange[]; multipart: boolean }
   | { status: 304 }
   | { status: 412 }
   | { status: 416 };
@@ -67,7 +67,7 @@ export function evaluateConditional(
   const ranges = parseRange(representation.size, range);
   if (ranges === "ignore") return { status: 200 };
   if (ranges === "unsatisfiable") return { status: 416 };
-  return { status: 206, ranges };
+  return { status: 206, ...ranges };
 }
 
 /**

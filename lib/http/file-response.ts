@@ -58,7 +58,7 @@ export async function fileResponse(request: Request, row: FileRow, outgoing?: Se
   if (essence !== "application/pdf" || options.attachment) headers.set("content-security-policy", "sandbox");
 
   const store = fileBlobStore();
-  if (decision.status === 206 && decision.ranges.length > 1) {
+  if (decision.status === 206 && decision.multipart) {
     const plan = planMultipartByteranges(decision.ranges, size, row.content_type);
     headers.set("content-type", plan.contentType);
     headers.set("content-length", String(plan.contentLength));

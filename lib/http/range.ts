@@ -10,12 +10,13 @@ export interface ByteRange {
 }
 
 /**
- * - a non-empty list: serve 206 with these ranges (coalesced, in the order the client first asked
- *   for them);
+ * - `{ ranges, multipart }`: serve 206 with these ranges (overlapping ones coalesced, in the order
+ *   the client first asked for them), as `multipart/byteranges` when the client asked for more
+ *   than one satisfiable range (CONTRACT §6 "several: multipart"), even if they coalesced into one;
  * - `"unsatisfiable"`: serve 416 with `Content-Range: bytes *\/<size>`;
  * - `"ignore"`: serve 200 with the full body, as if no `Range` had been sent.
  */
-export type RangeResult = ByteRange[] | "unsatisfiable" | "ignore";
+export type RangeResult = { ranges: ByteRange[]; multipart: boolean } | "unsatisfiable" | "ignore";
 
 /**
  * More range-specs than this and the header is ignored (200). Every part of a multipart/byteranges
@@ -72,13 +73,14 @@ export function parseRange(size: number, header: string | undefined | null): Ran
   }
 
   if (ranges.length === 0) return emptySuffix ? "ignore" : "unsatisfiable";
-  return coalesce(ranges);
+  return { ranges: coalesce(ranges), multipart: ranges.length > 1 };
 }
 
 /**
- * Merges overlapping and adjacent ranges (RFC 9110 §14.2 allows it, regardless of order), so
- * `bytes=0-,0-,0-` cannot make us send the file three times. The merged ranges keep the order
- * in which the client first asked for them (§14.6: parts SHOULD follow the request's order).
+ * Merges overlapping ranges (RFC 9110 §14.2 allows it, regardless of order), so `bytes=0-,0-,0-`
+ * cannot make us send the file three times. Adjacent ones stay apart: `bytes=0-4,5-9` asks for
+ * two parts and gets them. The merged ranges keep the order in which the client first asked for
+ * them (§14.6: parts SHOULD follow the request's order).
  */
 function coalesce(ranges: ByteRange[]): ByteRange[] {
   if (ranges.length === 1) return ranges;
@@ -89,7 +91,7 @@ function coalesce(ranges: ByteRange[]): ByteRange[] {
   const merged: Array<ByteRange & { index: number }> = [];
   for (const range of byStart) {
     const last = merged.at(-1);
-    if (last && range.start <= last.end + 1) {
+    if (last && range.start <= last.end) {
       last.end = Math.max(last.end, range.end);
       last.index = Math.min(last.index, range.index);
     } else {

@@ -134,6 +134,19 @@ describe("direct upload into _files and download", () => {
     expect(text.endsWith(`--${boundary}--\r\n`)).toBe(true);
   });
 
+  it.each([
+    ["adjacent", "bytes=0-4,5-9", [[0, 4], [5, 9]]],
+    ["overlapping, coalesced into one part", "bytes=0-9,5-14", [[0, 14]]],
+  ])("several ranges, %s: still multipart/byteranges (CONTRACT §6)", async (_name, range, expected) => {
+    const res = await getBytes(server, `${FILES}/${id}/content/`, project, token, { range });
+    expect(res.status).toBe(206);
+    const type = res.headers.get("content-type")!;
+    expect(type).toMatch(/^multipart\/byteranges; boundary=/);
+    expect(res.headers.get("content-range")).toBeNull();
+    const parts = res.body.toString("latin1").split(`--${type.split("boundary=")[1]}`).slice(1, -1);
+    expect(parts.map((part) => /Content-Range: bytes (\d+)-(\d+)\/10000/.exec(part)!.slice(1).map(Number))).toEqual(expected);
+  });
+
   it("unsatisfiable: 416 with bytes */size; malformed: 200 full", async () => {
     const res = await getBytes(server, `${FILES}/${id}/content/`, project, token, { range: "bytes=20000-" });
     expect(res.status).toBe(416);
