@@ -29,8 +29,9 @@ export const MAX_SORT_KEYS = 32;
  */
 export function readListQuery(params: URLSearchParams, body: Record<string, unknown> = {}): ListQuery {
   const page = positiveInt(params.get("page"), 1, "page");
-  const perPage = positiveInt(params.get("per_page"), DEFAULT_PER_PAGE, "per_page");
-  if (perPage > MAX_PER_PAGE) throw badRequest(`per_page must be at most ${MAX_PER_PAGE}`);
+  // More than the maximum is served at the maximum, as PocketBase does: the answer's `per_page`
+  // and links say what was used, and a client asking for "everything" still gets a page.
+  const perPage = Math.min(positiveInt(params.get("per_page"), DEFAULT_PER_PAGE, "per_page"), MAX_PER_PAGE);
   let filter: unknown = body.filter;
   if (filter === undefined && params.get("filter")) {
     try {
