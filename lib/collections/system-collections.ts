@@ -124,10 +124,12 @@ export const SYSTEM_SCHEMAS: Record<(typeof SYSTEM_COLLECTIONS)[number], Schema>
     trigger: required(string()),
     collection: required(string()),
     document_id: string(),
-    attempt: required({ type: "integer", minimum: 1 }),
+    // A delivery is listed from the moment it is queued: attempt 0, request and response null
+    // (and status "retrying") until its first attempt.
+    attempt: required({ type: "integer", minimum: 0 }),
     status: required(string({ enum: ["success", "error", "retrying"] })),
-    request: object({ method: string(), url: string(), headers: open, body: string() }),
-    response: object({ status_code: { type: "integer" }, time_took: { type: "number" }, headers: open, body: string() }),
+    request: object({ method: string(), url: string(), headers: open, body: string() }, { type: ["object", "null"] }),
+    response: object({ status_code: { type: "integer" }, time_took: { type: "number" }, headers: open, body: string() }, { type: ["object", "null"] }),
     error: { type: ["string", "null"] },
     date_created: required(datetime),
   }),

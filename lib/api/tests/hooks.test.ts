@@ -8,6 +8,7 @@ import { startHookReceiver, type HookReceiver } from "../../testing/hook-receive
 import { form, PNG } from "./files-helpers";
 import { HOOK_THREAD_NICE, startHookThread } from "../../hooks/start-hook-thread";
 import { msUntilNextDue } from "../../hooks/hook-deliveries";
+import { compileSchema } from "../../documents/document-schema";
 
 // The receiver listens on loopback, which hooks refuse unless the operator allows it.
 process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
@@ -430,6 +431,11 @@ describe("deliveries", () => {
     };
     expect((await t.server.request(path, as({ method: "PATCH", json: { is_active: false } }))).status).toBe(200);
     await queue("p");
+    // Listed while queued, before any attempt, in the shape the collection's schema publishes.
+    const schema = compileSchema((await t.server.request("/api/collections/_hooks_history/", as())).body.schema);
+    const queued = (await t.server.request(`${historyPath}${hook._id}-p/`, as())).body;
+    expect(queued).toMatchObject({ status: "retrying", attempt: 0, request: null, response: null });
+    expect(schema.validate(queued)).toEqual([]);
     // Due but not claimable: the workers' timer must not count it (it did, and they claimed
     // nothing in a loop for as long as the hook stayed inactive).
     const wait = await msUntilNextDue();
@@ -444,6 +450,9 @@ describe("deliveries", () => {
     expect((await t.server.request(path, as({ method: "PUT", json: { collection: c, url: `${receiver.url}/ok/reactivate` } }))).status).toBe(200);
     const delivered = await receiver.waitFor(2, 2_000, forHook(hook._id));
     expect(delivered.map((r) => JSON.parse(r.body).payload._id)).toEqual(["p", "q"]);
+    const done = (await waitForHistory(hook._id, (items) => items.every((i) => i.status === "success")))[0];
+    expect(done).toMatchObject({ attempt: 1, request: { method: "POST" }, response: { status_code: expect.any(Number) } });
+    expect(schema.validate(done)).toEqual([]);
   });
 
   it("keeps per-document order behind a failing delivery", async () => {
