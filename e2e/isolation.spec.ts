@@ -31,11 +31,12 @@ test("a third user sees none of another user's projects", async ({ page }) => {
   const list = await page.request.get("/api/user/projects/");
   expect(list.status()).toBe(200);
   expect((await list.json()).items).toEqual([]);
-  expect((await page.request.get(`/api/user/projects/${privateId}/`)).status()).toBe(404);
+  // The API says "known but not allowed" (CONTRACT §1); the dashboard's pages above show Not found.
+  expect((await page.request.get(`/api/user/projects/${privateId}/`)).status()).toBe(403);
   // A write carried by the cookie counts only from the dashboard's own origin (CSRF, CONTRACT §1).
   const origin = new URL(page.url()).origin;
   const patch = await page.request.patch(`/api/user/projects/${privateId}/`, { data: { name: "pwned" }, headers: { origin } });
-  expect(patch.status()).toBe(404);
+  expect(patch.status()).toBe(403);
   const forged = await page.request.patch(`/api/user/projects/${privateId}/`, { data: { name: "pwned" } });
   expect(forged.status()).toBe(401);
   const tokens = await page.request.get("/api/collections/_tokens/documents/", { headers: { "x-project": privateId } });

@@ -37,10 +37,16 @@ export async function readProject(projectId: string): Promise<ProjectView> {
   return (await viewsWithTotals([project]))[0];
 }
 
+/**
+ * The project as its member `userId` may see it. Another user's project is 403, as on the
+ * project's own host (CONTRACT §1 "known but not allowed"); hiding it would gain nothing, since
+ * project ids are global and creating a taken one says 409.
+ */
 export async function getUserProject(userId: string, projectId: string): Promise<ProjectAccess> {
+  const project = await prisma().project.findUnique({ where: { id: projectId } });
+  if (!project) throw notFound("Project not found.");
   const member = await prisma().member.findFirst({ where: { projectId, userId, isActive: true } });
-  const project = member && (await prisma().project.findUnique({ where: { id: projectId } }));
-  if (!member || !project) throw notFound("Project not found.");
+  if (!member) throw forbidden("You are not a member of this project.");
   return { project: (await viewsWithTotals([project]))[0], role: member.role as ProjectAccess["role"] };
 }
 
@@ -91,7 +97,7 @@ export async function saveProject(
   if (!exists) return { project: await createProject(user, projectId, body), created: true };
   // Project ids are global: someone else's is taken (409, as a POST of it says), not absent.
   const access = await getUserProject(user._id, projectId).catch((error) => {
-    throw error instanceof AppError && error.kind === "notFound" ? conflict("Project already exists.") : error;
+    throw error instanceof AppError && (error.kind === "notFound" || error.kind === "forbidden") ? conflict("Project already exists.") : error;
   });
   requireManager(access);
   const input = parseProjectInput(body, { name: projectId, settings: { ...defaultSettings }, isActive: true });

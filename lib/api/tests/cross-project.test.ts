@@ -111,10 +111,10 @@ describe("cross-project isolation", () => {
     expect(JSON.stringify(list.body)).not.toContain('"posts"');
   });
 
-  it("B's project is invisible from A's account; its id is taken (409 on POST and PUT, as ids are global) and nothing changes", async () => {
+  it("B's project is closed to A's account (403, known but not allowed); its id is taken (409 on POST and PUT, as ids are global) and nothing changes", async () => {
     for (const method of ["GET", "PATCH", "DELETE"]) {
       const response = await server.request(`/api/user/projects/${b.project}/`, { method, session: a.session, json: method === "GET" || method === "DELETE" ? undefined : { name: "x" } });
-      expect(response.status, method).toBe(404);
+      expect(response, method).toMatchObject({ status: 403, body: { message: "You are not a member of this project." } });
     }
     for (const method of ["POST", "PUT"]) {
       const response = await server.request(`/api/user/projects/${b.project}/`, { method, session: a.session, json: { name: "x" } });

@@ -113,13 +113,16 @@ describe("projects", () => {
     expect(taken).toMatchObject({ status: 409, body: { message: "Project already exists." } });
   });
 
-  it("shows another user's project to nobody else", async () => {
+  it("shows another user's project to nobody else: 403, as on the project's host", async () => {
     const alice = await signUpUser(server);
     const bob = await signUpUser(server);
     const id = await createProject(server, alice.session);
-    expect((await server.request(`/api/user/projects/${id}/`, { session: bob.session })).status).toBe(404);
-    expect((await server.request(`/api/user/projects/${id}/`, { method: "PATCH", session: bob.session, json: { name: "x" } })).status).toBe(404);
-    expect((await server.request(`/api/user/projects/${id}/`, { method: "DELETE", session: bob.session })).status).toBe(404);
+    const refused = { status: 403, body: { message: "You are not a member of this project." } };
+    expect(await server.request(`/api/user/projects/${id}/`, { session: bob.session })).toMatchObject(refused);
+    expect(await server.request(`/api/user/projects/${id}/`, { method: "PATCH", session: bob.session, json: { name: "x" } })).toMatchObject(refused);
+    expect(await server.request(`/api/user/projects/${id}/`, { method: "DELETE", session: bob.session })).toMatchObject(refused);
+    expect(await server.request(`/api/info/`, { project: id, session: bob.session })).toMatchObject(refused);
+    expect((await server.request(`/api/user/projects/not-${id}/`, { session: bob.session })).status).toBe(404);
     // A save of a taken id is 409, as its create is (ids are global), and changes nothing.
     const put = await server.request(`/api/user/projects/${id}/`, { method: "PUT", session: bob.session, json: { name: "mine" } });
     expect(put).toMatchObject({ status: 409, body: { message: "Project already exists." } });
