@@ -40,6 +40,10 @@ export function s3ObjectWriter(client: S3Client, Bucket: string, Key: string, { 
   let failure: Error | undefined;
   let finishing: Promise<void> | undefined;
   let completed = false;
+  // Cancels the requests in flight when the stream is destroyed (a hung store must not hold the
+  // cleanup, and with it the client's answer).
+  const cancel = new AbortController();
+  const options = { abortSignal: cancel.signal };
 
   /** Moves the first `length` pending bytes into a part buffer (one of the spare ones when it can). */
   function takePart(length: number): Buffer {
@@ -60,9 +64,9 @@ export function s3ObjectWriter(client: S3Client, Bucket: string, Key: string, { 
   function sendPart(length: number): void {
     const part = takePart(length);
     const PartNumber = ++partNumber;
-    uploadId ??= client.send(new CreateMultipartUploadCommand({ Bucket, Key })).then((created) => created.UploadId!);
+    uploadId ??= client.send(new CreateMultipartUploadCommand({ Bucket, Key }), options).then((created) => created.UploadId!);
     const sending: Promise<void> = uploadId
-      .then((UploadId) => client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: part.subarray(0, length) })))
+      .then((UploadId) => client.send(new UploadPartCommand({ Bucket, Key, UploadId, PartNumber, Body: part.subarray(0, length) }), options))
       .then(
         (answer) => {
           parts.push({ ETag: answer.ETag, PartNumber });
@@ -86,13 +90,14 @@ export function s3ObjectWriter(client: S3Client, Bucket: string, Key: string, { 
       // Everything fits in one request.
       const body = pending.length === 1 ? pending[0] : Buffer.concat(pending, pendingLength);
       pending = [];
-      await client.send(new PutObjectCommand({ Bucket, Key, Body: body }));
+      await client.send(new PutObjectCommand({ Bucket, Key, Body: body }), options);
+      completed = true;
       return;
     }
     if (pendingLength > 0) sendPart(pendingLength);
     await settle(0);
     parts.sort((a, b) => a.PartNumber! - b.PartNumber!);
-    await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: await uploadId!, MultipartUpload: { Parts: parts } }));
+    await client.send(new CompleteMultipartUploadCommand({ Bucket, Key, UploadId: await uploadId!, MultipartUpload: { Parts: parts } }), options);
     completed = true;
   }
 
@@ -113,7 +118,8 @@ export function s3ObjectWriter(client: S3Client, Bucket: string, Key: string, { 
     destroy(error, callback) {
       pending = [];
       // Parts and a completion still in flight would land after an abort (or the caller's
-      // delete): let them settle first.
+      // delete): cancel them and let them settle first.
+      if (!completed) cancel.abort();
       void Promise.allSettled([...inFlight, finishing])
         .then(async () => {
           if (uploadId && !completed) await client.send(new AbortMultipartUploadCommand({ Bucket, Key, UploadId: await uploadId }));
