@@ -148,10 +148,11 @@ export function createLocalDiskBlobStore(rootDir: string): LocalDiskBlobStore {
       fsync: fsFsync,
     };
     const file = createWriteStream(to, { flags: "wx", flush: true, highWaterMark: WRITE_HIGH_WATER_MARK, fs: gatedFs });
-    const meter = blobMeter(maxBytes, headBytes);
+    // Hashed behind the bytes: the file's fsync after its last write overlaps the md5.
+    const meter = blobMeter(maxBytes, headBytes, { deferDigest: true });
     try {
       await pipeline(source, meter.stream, file, { signal });
-      await synced;
+      await Promise.all([synced, meter.digested()]);
     } catch (error) {
       await opening.catch(() => undefined);
       await rm(to, { force: true });
