@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { matchesConditions } from "../../hooks/hook";
 import { apiSuite } from "../../testing/api-suite";
 
 /** Schema `pattern`s come from requests: they run on RE2, so none can stall the server. */
@@ -22,5 +23,25 @@ describe("JSON Schema patterns", () => {
     const schema = { type: "object", properties: { name: { type: "string", pattern: "(a)\\1" } } };
     const saved = await t.server.request("/api/collections/backref/", as({ method: "PUT", json: { schema } }));
     expect(saved.status).toBe(422);
+  });
+
+  it("draft 4 formats are checked (422 naming the property), in collection schemas and hook conditions alike", async () => {
+    const schema = { type: "object", properties: { email: { type: "string", format: "email" }, site: { type: "string", format: "uri" } } };
+    expect((await t.server.request("/api/collections/formatted/", as({ method: "PUT", json: { schema } }))).status).toBe(201);
+    const refused = await t.server.request("/api/collections/formatted/documents/", as({ json: { email: "not an address", site: "example.com" } }));
+    expect(refused.status).toBe(422);
+    expect(refused.body).toEqual({
+      message: "Validation error",
+      errors: [
+        { property: "email", message: 'must match format "email"' },
+        { property: "site", message: 'must match format "uri"' },
+      ],
+    });
+    const stored = await t.server.request("/api/collections/formatted/documents/", as({ json: { email: "ann@example.com", site: "https://example.com/" } }));
+    expect(stored.status, stored.text).toBe(201);
+    // A hook's conditions use the same formats: only a document whose email is one matches.
+    const conditions = { type: "object", properties: { email: { type: "string", format: "email" } } };
+    expect(matchesConditions({ conditions }, { email: "ann@example.com" })).toBe(true);
+    expect(matchesConditions({ conditions }, { email: "nope" })).toBe(false);
   });
 });

@@ -1,0 +1,42 @@
+import net from "node:net";
+import { RE2JS } from "re2js";
+
+/**
+ * The formats JSON Schema draft 4 defines (its validation spec, section 7.3): `date-time`,
+ * `email`, `hostname`, `ipv4`, `ipv6`, `uri`. A collection schema that says `"format": "email"`
+ * refuses a value that is not one (422 naming the property), as PocketBase's email fields do;
+ * other format names stay annotations, as the draft allows. The checks run on request data, so
+ * each is linear in its input: RE2 patterns or Node's address parsers, never a backtracking
+ * regular expression.
+ */
+export const DRAFT4_FORMATS: Record<string, (value: string) => boolean> = {
+  "date-time": (value) => DATE_TIME.test(value) && realDateTime(value),
+  email: (value) => value.length <= 320 && EMAIL.test(value),
+  hostname: (value) => value.length <= 253 && HOSTNAME.test(value),
+  ipv4: (value) => net.isIPv4(value),
+  ipv6: (value) => net.isIPv6(value),
+  uri: (value) => URI.test(value),
+};
+
+const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
+const linear = (pattern: string) => {
+  const compiled = RE2JS.compile(pattern);
+  return { test: (input: string) => compiled.test(input) };
+};
+// RFC 3339 date-time.
+const DATE_TIME = linear("^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?(?:[Zz]|[+-]\\d{2}:\\d{2})$");
+// The WHATWG HTML spec's valid e-mail address (what browsers check for type=email).
+const EMAIL = linear(`^[A-Za-z0-9.!#$%&'*+/=?^_\`{|}~-]+@${LABEL}(?:\\.${LABEL})*$`);
+const HOSTNAME = linear(`^${LABEL}(?:\\.${LABEL})*\\.?$`);
+// RFC 3986 absolute URI: a scheme, then no whitespace.
+const URI = linear("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$");
+
+/** Month, day, hour, minute and second within their ranges (a leap second allowed). */
+function realDateTime(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split("-").map(Number);
+  const [hour, minute, second] = value.slice(11, 19).split(":").map(Number);
+  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return false;
+  if (hour > 23 || minute > 59 || second > 60) return false;
+  const offset = /[+-](\d{2}):(\d{2})$/.exec(value);
+  return !offset || (Number(offset[1]) <= 23 && Number(offset[2]) <= 59);
+}
