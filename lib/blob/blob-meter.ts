@@ -27,7 +27,7 @@ export function blobMeter(maxBytes: number, headBytes: number, { deferDigest = f
   let headLength = 0;
   const behind: Buffer[] = [];
   let behindBytes = 0;
-  const idle: Array<() => void> = [];
+  const caughtUp: Array<() => void> = [];
   let scheduled = false;
   const hashOne = () => {
     const chunk = behind.shift()!;
@@ -38,7 +38,7 @@ export function blobMeter(maxBytes: number, headBytes: number, { deferDigest = f
     scheduled = false;
     if (behind.length > 0) hashOne();
     if (behind.length > 0) schedule();
-    else for (const resolve of idle.splice(0)) resolve();
+    else for (const resolve of caughtUp.splice(0)) resolve();
   };
   const schedule = () => {
     if (scheduled) return;
@@ -67,7 +67,7 @@ export function blobMeter(maxBytes: number, headBytes: number, { deferDigest = f
   });
   return {
     stream,
-    digested: () => (behind.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => idle.push(resolve))),
+    digested: () => (behind.length === 0 ? Promise.resolve() : new Promise<void>((resolve) => caughtUp.push(resolve))),
     result() {
       while (behind.length > 0) hashOne();
       return { size, md5: md5.digest("hex"), head: Buffer.concat(head) };

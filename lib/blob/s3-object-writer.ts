@@ -18,14 +18,13 @@ export interface S3ObjectWriterOptions {
 /**
  * A Writable that streams its bytes to one S3 object: one PutObject when they fit in a part,
  * else a multipart upload with at most `queueSize` parts in flight. The object exists once
- * `finish` has fired; an error or `destroy` aborts the multipart upload, after its parts in
- * flight have settled, so no part is left behind.
+ * `finish` has fired; an error or `destroy` cancels the requests in flight and, once they have
+ * settled, aborts the multipart upload, so no part is left behind.
  *
  * Why not lib-storage's `Upload` (still used by the benchmark as the raw SDK's baseline): it
  * concatenates every part into a freshly allocated buffer. V8 counts those as external memory,
  * and a process streaming at a few hundred MB/s then runs a full garbage collection every few
- * parts, marking the whole server heap each time: for a 200 MiB upload about as much CPU as its
- * md5. Here a part is copied into one of the upload's own part buffers, which go back to it
+ * parts, marking the whole server heap each time: for a 200 MiB upload more CPU than its md5. Here a part is copied into one of the upload's own part buffers, which go back to it
  * when their part is sent, so an upload allocates at most `queueSize + 1` of them.
  */
 export function s3ObjectWriter(client: S3Client, Bucket: string, Key: string, { partSize, queueSize }: S3ObjectWriterOptions): Writable {

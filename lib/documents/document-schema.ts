@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
 import { linearRegExp } from "../query/linear-regexp";
 import { validationError, type PropertyError } from "../errors";
-import { DRAFT4_FORMATS } from "./schema-formats";
+import { addDraft4Formats } from "./schema-formats";
 
 /**
  * Collection schemas: JSON Schema draft 4 (ajv-draft-04) with Deform's differences (CONTRACT §4).
@@ -27,7 +27,7 @@ export interface CompiledSchema {
 // `pattern`s come from requests: they run on RE2, never on the backtracking engine.
 const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, code: { regExp: linearRegExp } });
 ajv.addFormat("arca-datetime", (value: string) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) && realCalendarDate(value));
-for (const [name, validate] of Object.entries(DRAFT4_FORMATS)) ajv.addFormat(name, { type: "string", validate });
+addDraft4Formats(ajv);
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DEFORM_KEYWORDS = ["immutable", "position", "processors"];

@@ -1,4 +1,5 @@
 import net from "node:net";
+import type { Ajv } from "ajv";
 import { RE2JS } from "re2js";
 
 /**
@@ -17,6 +18,11 @@ export const DRAFT4_FORMATS: Record<string, (value: string) => boolean> = {
   ipv6: (value) => net.isIPv6(value),
   uri: (value) => URI.test(value),
 };
+
+/** Registers DRAFT4_FORMATS with an Ajv instance (collection schemas, hook conditions). */
+export function addDraft4Formats(ajv: Pick<Ajv, "addFormat">): void {
+  for (const [name, validate] of Object.entries(DRAFT4_FORMATS)) ajv.addFormat(name, { type: "string", validate });
+}
 
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
 const linear = (pattern: string) => {

@@ -4,7 +4,7 @@ import type { ValidateFunction } from "ajv";
 import { validationError, type PropertyError } from "../errors";
 import { checkPublicUrl } from "../net/outbound-guard";
 import { isCredentialHeader } from "../auth/redact-credentials";
-import { DRAFT4_FORMATS } from "../documents/schema-formats";
+import { addDraft4Formats } from "../documents/schema-formats";
 
 /**
  * A hook as `_hooks` shows it (CONTRACT §8), its validation and defaults. Stored whole as the
@@ -188,7 +188,7 @@ function isHttpUrl(text: string): boolean {
 }
 
 const conditionsAjv = new Ajv({ allErrors: false, strict: false, validateSchema: true, code: { regExp: linearRegExp } });
-for (const [name, validate] of Object.entries(DRAFT4_FORMATS)) conditionsAjv.addFormat(name, { type: "string", validate });
+addDraft4Formats(conditionsAjv);
 const compiled = new Map<string, ValidateFunction>();
 
 function schemaProblem(schema: Record<string, unknown>): string | undefined {

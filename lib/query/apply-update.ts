@@ -62,7 +62,7 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
   checkConflicts(modifier);
   // mingo keeps duplicates $addToSet should drop and drops values it should add once the array
   // holds a duplicate; each becomes the $set of the array MongoDB would make.
-  const created: Record<string, Json> = {};
+  const emptyArrays: Record<string, Json> = {};
   if (modifier.$addToSet) {
     for (const [path, value] of Object.entries(modifier.$addToSet)) {
       const current = valueAt(doc, path);
@@ -74,14 +74,14 @@ export function applyUpdate(doc: Doc, operation: unknown): Doc {
     delete modifier.$addToSet;
   }
   // mingo ignores $push's $sort, $slice and $position on a missing field: it gets its empty array first.
-  for (const path of Object.keys(modifier.$push ?? {})) if (valueAt(doc, path) === undefined) created[path] = [];
+  for (const path of Object.keys(modifier.$push ?? {})) if (valueAt(doc, path) === undefined) emptyArrays[path] = [];
   // mingo walks paths with plain property reads, so a key such as `constructor` or `toString`
   // that the document lacks resolves to Object.prototype's member and the write is lost. Such
   // keys are renamed to a NUL-prefixed twin for the run (no input key holds NUL, see
   // json-input.ts) and back after: to mingo every user key is then an ordinary own property.
   const next = escapeKeys(doc) as Doc;
   try {
-    if (Object.keys(created).length > 0) update(next, escapeKeys({ $set: created }) as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
+    if (Object.keys(emptyArrays).length > 0) update(next, escapeKeys({ $set: emptyArrays }) as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
     update(next, escapeKeys(modifier) as Parameters<typeof update>[1], undefined, undefined, { cloneMode: "deep" });
   } catch (error) {
     throw badRequest(`Invalid update: ${(error as Error).message}`);
