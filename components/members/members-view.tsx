@@ -3,7 +3,7 @@
 import { useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { useInviteMember, useMembers, useRemoveMember, useUpdateMember } from "@/lib/client/hooks";
-import type { Member, MemberRole } from "@/lib/client/types";
+import { isPendingMember, type Member, type MemberRole } from "@/lib/client/types";
 import { Alert, Badge, Button, Card, ConfirmDialog, SelectField, TextField } from "@/components/ui";
 
 type InvitableRole = Exclude<MemberRole, "owner">;
@@ -17,10 +17,10 @@ export function MembersView({ projectId, myEmail, myRole }: { projectId: string;
   const members = useMembers(projectId);
   const items = members.data?.items ?? [];
   // Owner first, then active members, then pending invitations.
-  const rank = (m: Member) => (m.role === "owner" ? 0 : m.status === "active" ? 1 : 2);
+  const rank = (m: Member) => (m.role === "owner" ? 0 : isPendingMember(m) ? 2 : 1);
   const sorted = [...items].sort((a, b) => rank(a) - rank(b) || a._id.localeCompare(b._id));
-  const pending = sorted.filter((m) => m.status === "pending");
-  const active = sorted.filter((m) => m.status !== "pending");
+  const pending = sorted.filter(isPendingMember);
+  const active = sorted.filter((m) => !isPendingMember(m));
 
   return (
     <div className="grid items-start gap-6 lg:grid-cols-[1fr_24rem] [&>*]:min-w-0">
@@ -73,7 +73,7 @@ function InviteForm({ projectId }: { projectId: string }) {
     try {
       const member = await invite.mutateAsync({ _id: email.trim(), role });
       setDone(
-        member.status === "pending"
+        isPendingMember(member)
           ? `Invitation sent to ${member._id}.`
           : `${member._id} already has an Arca account and was added to the project.`,
       );
@@ -119,7 +119,7 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
   const [changing, setChanging] = useState<{ role: InvitableRole } | { is_active: boolean } | undefined>();
   const [resent, setResent] = useState(false);
   const owner = member.role === "owner";
-  const pending = member.status === "pending";
+  const pending = isPendingMember(member);
   const controls = canManage && !owner;
   // The dialog shows the update's error while it is open.
   const error = (changing ? undefined : update.error) ?? resend.error;

@@ -5,7 +5,7 @@ import { useId, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { formatBytes, joinLimit, SIZE_UNITS, splitLimit, type SizeUnit } from "@/lib/client/format";
 import { useDeleteProject, useMembers, useProject, useTransferProject, useUpdateProject } from "@/lib/client/hooks";
-import type { Project } from "@/lib/client/types";
+import { isPendingMember, type Project } from "@/lib/client/types";
 import { Alert, Button, Card, ConfirmDialog, inputClass, TextField } from "@/components/ui";
 
 const DURATION = /^(?:0?|\d+(?:ms|s|m|h|d))$/;
@@ -320,7 +320,7 @@ function TransferProject({ projectId }: { projectId: string }) {
   const router = useRouter();
   const [to, setTo] = useState("");
   const [open, setOpen] = useState(false);
-  const candidates = (members.data?.items ?? []).filter((m) => m.role !== "owner" && m.is_active && m.status !== "pending");
+  const candidates = (members.data?.items ?? []).filter((m) => m.role !== "owner" && m.is_active && !isPendingMember(m));
   return (
     <Card title="Transfer ownership" description="The new owner must be an active member. You stay in the project as an admin.">
       {candidates.length === 0 ? (

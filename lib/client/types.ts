@@ -113,5 +113,7 @@ export interface Member {
   is_active: boolean;
   role: MemberRole;
   date_joined: string | null;
-  status: "pending" | "active";
 }
+
+/** An invitation not yet accepted: no join date yet. */
+export const isPendingMember = (member: Pick<Member, "date_joined">) => member.date_joined === null;

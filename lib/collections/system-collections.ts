@@ -75,9 +75,8 @@ export const SYSTEM_SCHEMAS: Record<(typeof SYSTEM_COLLECTIONS)[number], Schema>
     _id: required(string({ format: "email" })),
     is_active: { type: "boolean", required: true },
     role: required(string({ enum: ["owner", "admin", "member"] })),
-    // null while the invitation waits (`status` "pending"): the records as they are, described.
+    // null while the invitation waits: the records as they are, described.
     date_joined: { type: ["datetime", "null"], required: true },
-    status: string({ enum: ["active", "pending"] }),
   }),
   _notification: object({ _id: required(string()), author: string(), subject: string(), message: string(), date_sent: required(datetime) }),
   _usage: object({

@@ -2,9 +2,9 @@ import { validationError, type PropertyError } from "../errors";
 import type { Principal } from "../auth/principal";
 
 /**
- * A project's member as the system collection `_users` shows it (CONTRACT §10). `status` is
- * Arca's addition: "pending" while an invitation waits to be accepted (then `date_joined` is
- * null), "active" once the member has joined.
+ * A project's member as the system collection `_users` shows it (CONTRACT §10): exactly
+ * `{ _id, is_active, role, date_joined }`. `date_joined` is null while an invitation waits to be
+ * accepted (`isPendingMember`).
  */
 export type MemberRole = "owner" | "admin" | "member";
 
@@ -13,7 +13,6 @@ export interface MemberView {
   is_active: boolean;
   role: MemberRole;
   date_joined: string | null;
-  status: "pending" | "active";
 }
 
 export interface MemberRow {
@@ -29,8 +28,7 @@ export function memberView(row: MemberRow): MemberView {
     _id: row.email,
     is_active: row.isActive,
     role: row.role as MemberRole,
-    date_joined: row.dateJoined ? row.dateJoined.toISOString() : null,
-    status: row.userId && row.dateJoined ? "active" : "pending",
+    date_joined: row.userId && row.dateJoined ? row.dateJoined.toISOString() : null,
   };
 }
 
@@ -40,7 +38,10 @@ export function memberView(row: MemberRow): MemberView {
  */
 const ROLES = new Set(["owner", "admin", "member"]);
 
-/** Properties a client may send back unchanged (a record read, edited and saved). */
+/**
+ * Properties a client may send back unchanged (a record read, edited and saved). `status` is what
+ * records carried before they kept to the contract's four keys.
+ */
 const READ_ONLY = new Set(["_id", "email", "date_joined", "status"]);
 
 export interface MemberFields {
