@@ -113,11 +113,11 @@ async function transfers(arca: string, pid: number, headers: Record<string, stri
     await transfer();
     return { ms: performance.now() - t0, cpu: cpuSince(cpu0), rss: peak - rss0 };
   };
-  const http_ = { up: [] as Awaited<ReturnType<typeof measure>>[], down: [] as Awaited<ReturnType<typeof measure>>[], rawUp: [] as Awaited<ReturnType<typeof measure>>[], rawDown: [] as Awaited<ReturnType<typeof measure>>[] };
+  const throughApi = { up: [] as Awaited<ReturnType<typeof measure>>[], down: [] as Awaited<ReturnType<typeof measure>>[], rawUp: [] as Awaited<ReturnType<typeof measure>>[], rawDown: [] as Awaited<ReturnType<typeof measure>>[] };
   let record: { _id: string; md5: string } | undefined;
   for (let round = 0; round < ROUNDS; round++) {
     // 1a. upload through Arca: one streamed multipart request.
-    http_.up.push(await measure(async () => {
+    throughApi.up.push(await measure(async () => {
       const uploaded = await httpRequest(`${arca}/api/collections/_files/documents/`, {
         method: "POST",
         headers: { ...headers, "content-type": `multipart/form-data; boundary=${boundary}`, "content-length": String(head.length + size + tail.length) },
@@ -130,17 +130,17 @@ async function transfers(arca: string, pid: number, headers: Record<string, stri
       record = JSON.parse(uploaded.body.toString());
     }));
     // 1b. download through Arca.
-    http_.down.push(await measure(async () => {
+    throughApi.down.push(await measure(async () => {
       const downloaded = await new Promise<string>((resolve, reject) =>
         http.get(`${arca}/api/collections/_files/documents/${record!._id}/content/`, { headers }, (response) => md5Of(response).then(resolve, reject)).on("error", reject),
       );
       if (downloaded !== record!.md5) throw new Error("download differs from the upload");
     }));
     // 1c. the raw SDK against the same endpoint.
-    http_.rawUp.push(await measure(async () => {
+    throughApi.rawUp.push(await measure(async () => {
       await new Upload({ client: raw, params: { Bucket: bucket, Key: "raw/blob.bin", Body: fs.createReadStream(file, { highWaterMark: 1 << 20 }) }, partSize: 8 << 20, queueSize: 4 }).done();
     }));
-    http_.rawDown.push(await measure(async () => {
+    throughApi.rawDown.push(await measure(async () => {
       const object = await raw.send(new GetObjectCommand({ Bucket: bucket, Key: "raw/blob.bin" }));
       if ((await md5Of(object.Body as Readable)) !== record!.md5) throw new Error("raw download differs from the upload");
     }));
@@ -172,14 +172,14 @@ async function transfers(arca: string, pid: number, headers: Record<string, stri
   const mid = (runs: { ms: number }[]) => median(runs.map((r) => r.ms));
   const maxRss = (runs: { rss: number }[]) => Math.max(...runs.map((r) => r.rss)).toFixed(0);
   const each = (runs: { ms: number }[]) => runs.map((r) => mbps(r.ms)).join(", ");
-  console.log(`upload    arca ${mbps(mid(http_.up))} MB/s   raw SDK ${mbps(mid(http_.rawUp))} MB/s   ratio ${(mid(http_.rawUp) / mid(http_.up)).toFixed(2)} (aim >= 0.8; medians of ${ROUNDS}: ${each(http_.up)} vs ${each(http_.rawUp)})   arca RSS +${maxRss(http_.up)} MiB at most`);
-  console.log(`download  arca ${mbps(mid(http_.down))} MB/s   raw SDK ${mbps(mid(http_.rawDown))} MB/s   ratio ${(mid(http_.rawDown) / mid(http_.down)).toFixed(2)} (aim >= 0.8; medians of ${ROUNDS}: ${each(http_.down)} vs ${each(http_.rawDown)})   arca RSS +${maxRss(http_.down)} MiB at most`);
+  console.log(`upload    arca ${mbps(mid(throughApi.up))} MB/s   raw SDK ${mbps(mid(throughApi.rawUp))} MB/s   ratio ${(mid(throughApi.rawUp) / mid(throughApi.up)).toFixed(2)} (aim >= 0.8; medians of ${ROUNDS}: ${each(throughApi.up)} vs ${each(throughApi.rawUp)})   arca RSS +${maxRss(throughApi.up)} MiB at most`);
+  console.log(`download  arca ${mbps(mid(throughApi.down))} MB/s   raw SDK ${mbps(mid(throughApi.rawDown))} MB/s   ratio ${(mid(throughApi.rawDown) / mid(throughApi.down)).toFixed(2)} (aim >= 0.8; medians of ${ROUNDS}: ${each(throughApi.down)} vs ${each(throughApi.rawDown)})   arca RSS +${maxRss(throughApi.down)} MiB at most`);
   const [su, sd, ru, rd] = [median(storeTimes.up), median(storeTimes.down), median(storeTimes.rawUp), median(storeTimes.rawDown)];
   console.log(`store upload    arca's S3 store ${mbps(su)} MB/s   raw SDK ${mbps(ru)} MB/s   ratio ${(ru / su).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
   console.log(`store download  arca's S3 store ${mbps(sd)} MB/s   raw SDK ${mbps(rd)} MB/s   ratio ${(rd / sd).toFixed(2)} (aim >= 0.8; median of ${ROUNDS})`);
   for (let round = 0; round < ROUNDS; round++) {
-    console.log(`  round ${round + 1} CPU s   upload through arca: ${http_.up[round].cpu}   raw: ${http_.rawUp[round].cpu}`);
-    console.log(`  round ${round + 1} CPU s   download through arca: ${http_.down[round].cpu}   raw: ${http_.rawDown[round].cpu}`);
+    console.log(`  round ${round + 1} CPU s   upload through arca: ${throughApi.up[round].cpu}   raw: ${throughApi.rawUp[round].cpu}`);
+    console.log(`  round ${round + 1} CPU s   download through arca: ${throughApi.down[round].cpu}   raw: ${throughApi.rawDown[round].cpu}`);
   }
 }
 

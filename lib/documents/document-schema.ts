@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
 import { linearRegExp } from "../query/linear-regexp";
 import { validationError, type PropertyError } from "../errors";
-import { addDraft4Formats } from "./schema-formats";
+import { addDraft4Formats, realCalendarDate } from "./schema-formats";
 
 /**
  * Collection schemas: JSON Schema draft 4 (ajv-draft-04) with Deform's differences (CONTRACT §4).
@@ -31,13 +31,6 @@ addDraft4Formats(ajv);
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DEFORM_KEYWORDS = ["immutable", "position", "processors"];
-
-/** `Date.parse` rolls 2024-02-30 over into March: the day must exist in its month. */
-function realCalendarDate(value: string): boolean {
-  const [year, month, day] = value.slice(0, 10).split("-").map(Number);
-  if (month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
 
 /**
  * `checkArca`: also refuse (422) what only Arca's own keywords get wrong, at schema save; stored

@@ -1,6 +1,6 @@
 import net from "node:net";
 import type { Ajv } from "ajv";
-import { RE2JS } from "re2js";
+import { linearRegExp } from "../query/linear-regexp";
 
 /**
  * The formats JSON Schema draft 4 defines (its validation spec, section 7.3): `date-time`,
@@ -25,23 +25,25 @@ export function addDraft4Formats(ajv: Pick<Ajv, "addFormat">): void {
 }
 
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
-const linear = (pattern: string) => {
-  const compiled = RE2JS.compile(pattern);
-  return { test: (input: string) => compiled.test(input) };
-};
 // RFC 3339 date-time.
-const DATE_TIME = linear("^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?(?:[Zz]|[+-]\\d{2}:\\d{2})$");
+const DATE_TIME = linearRegExp("^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?(?:[Zz]|[+-]\\d{2}:\\d{2})$");
 // The WHATWG HTML spec's valid e-mail address (what browsers check for type=email).
-const EMAIL = linear(`^[A-Za-z0-9.!#$%&'*+/=?^_\`{|}~-]+@${LABEL}(?:\\.${LABEL})*$`);
-const HOSTNAME = linear(`^${LABEL}(?:\\.${LABEL})*\\.?$`);
+const EMAIL = linearRegExp(`^[A-Za-z0-9.!#$%&'*+/=?^_\`{|}~-]+@${LABEL}(?:\\.${LABEL})*$`);
+const HOSTNAME = linearRegExp(`^${LABEL}(?:\\.${LABEL})*\\.?$`);
 // RFC 3986 absolute URI: a scheme, then no whitespace.
-const URI = linear("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$");
+const URI = linearRegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$");
+
+/** `Date.parse` rolls 2024-02-30 over into March: the day of a `YYYY-MM-DD...` value must exist in its month. */
+export function realCalendarDate(value: string): boolean {
+  const [year, month, day] = value.slice(0, 10).split("-").map(Number);
+  if (month < 1 || month > 12 || day < 1) return false;
+  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
 
 /** Month, day, hour, minute and second within their ranges (a leap second allowed). */
 function realDateTime(value: string): boolean {
-  const [year, month, day] = value.slice(0, 10).split("-").map(Number);
   const [hour, minute, second] = value.slice(11, 19).split(":").map(Number);
-  if (month < 1 || month > 12 || day < 1 || day > new Date(Date.UTC(year, month, 0)).getUTCDate()) return false;
+  if (!realCalendarDate(value)) return false;
   if (hour > 23 || minute > 59 || second > 60) return false;
   const offset = /[+-](\d{2}):(\d{2})$/.exec(value);
   return !offset || (Number(offset[1]) <= 23 && Number(offset[2]) <= 59);
