@@ -18,4 +18,14 @@ describe("JSON Schema patterns on RE2", () => {
     expect(() => ajv.compile({ type: "string", pattern: "(a)\\1" })).toThrow();
     expect(() => ajv.compile({ type: "string", pattern: "a(?=b)" })).toThrow();
   });
+
+  it("keeps each pattern apart in one ajv instance (its scope shares compiled patterns by their text)", () => {
+    const ajv = new Ajv({ strict: false, code: { regExp: linearRegExp } });
+    const first = ajv.compile({ type: "string", pattern: "^a" });
+    const second = ajv.compile({ type: "string", pattern: "^b" });
+    const keyed = ajv.compile({ type: "object", patternProperties: { "^x_": { type: "integer" } }, additionalProperties: false });
+    expect([first("ab"), first("ba")]).toEqual([true, false]);
+    expect([second("ba"), second("ab")]).toEqual([true, false]);
+    expect([keyed({ x_1: 1 }), keyed({ x_1: "s" }), keyed({ a_1: 1 })]).toEqual([true, false, false]);
+  });
 });

@@ -7,9 +7,11 @@ import { RE2JS } from "re2js";
  * loop for seconds). Patterns RE2 cannot express (backreferences, lookarounds) throw, so the
  * schema is refused when it is saved. Plug into ajv as `code: { regExp: linearRegExp }`.
  */
-export function linearRegExp(pattern: string, _flags?: string): { test(input: string): boolean } {
+export function linearRegExp(pattern: string, flags = ""): { test(input: string): boolean; toString(): string } {
   const compiled = RE2JS.compile(pattern);
-  return { test: (input: string) => compiled.test(input) };
+  // ajv keeps one compiled pattern per `toString()` in the instance's scope: without its own,
+  // every pattern read "[object Object]" and reused the first one the process had compiled.
+  return { test: (input: string) => compiled.test(input), toString: () => `/${pattern}/${flags}` };
 }
 // ajv's RegExpEngine type asks how standalone validation code would import it (unused here).
 linearRegExp.code = 'require("re2js").RE2JS.compile';

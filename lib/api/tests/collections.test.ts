@@ -351,6 +351,33 @@ async function statementRunning(prefix: string) {
   }
 }
 
+describe("patterns in collection schemas (draft 4)", () => {
+  it("each schema's pattern is its own (the validator once reused the process's first pattern for all)", async () => {
+    const initials = { type: "object", properties: { name: { type: "string", pattern: "^A" } } };
+    const codes = { type: "object", properties: { code: { type: "string", pattern: "^[0-9]+$" } } };
+    expect((await t.server.request("/api/collections/initials/", as({ method: "PUT", json: { schema: initials } }))).status).toBe(201);
+    expect((await t.server.request("/api/collections/codes/", as({ method: "PUT", json: { schema: codes } }))).status).toBe(201);
+    expect((await t.server.request(docs("initials"), as({ json: { name: "Ann" } }))).status).toBe(201);
+    expect((await t.server.request(docs("initials"), as({ json: { name: "Bob" } }))).status).toBe(422);
+    const digits = await t.server.request(docs("codes"), as({ json: { code: "123" } }));
+    expect(digits.status, digits.text).toBe(201);
+    expect((await t.server.request(docs("codes"), as({ json: { code: "A12" } }))).status).toBe(422);
+  });
+
+  it("patternProperties: a key a pattern matches is no additional property and must fit the pattern's schema", async () => {
+    const schema = { type: "object", properties: { a: { type: "string" } }, patternProperties: { "^x_": { type: "integer" } } };
+    expect((await t.server.request("/api/collections/", as({ method: "PUT", json: { _id: "patterned", schema } }))).status).toBe(201);
+    const fits = await t.server.request(docs("patterned"), as({ json: { _id: "p1", a: "s", x_1: 1 } }));
+    expect(fits.status, fits.text).toBe(201);
+    const wrongType = await t.server.request(docs("patterned"), as({ json: { _id: "p2", x_1: "not an integer" } }));
+    expect(wrongType.status, wrongType.text).toBe(422);
+    expect(wrongType.body.errors).toEqual([{ property: "x_1", message: "must be integer" }]);
+    const unmatched = await t.server.request(docs("patterned"), as({ json: { _id: "p3", y: 1 } }));
+    expect(unmatched.status).toBe(422);
+    expect(unmatched.body.errors).toEqual([{ property: "y", message: "is not allowed by the schema" }]);
+  });
+});
+
 describe("deleting a collection with indexes while a long statement reads documents", () => {
   it("holds up no other write while its indexes wait for the reader, and they are gone once it is done", async () => {
     expect((await t.server.request("/api/collections/", as({ json: { _id: "indexed-del", indexes: [{ type: "simple", property: "n" }] } }))).status).toBe(201);
