@@ -89,6 +89,8 @@ interface Source {
   property?: Sql;
   /** `valuesExpression` when the path is dotted without numeric segments. */
   values?: Sql;
+  /** The values as they are, arrays not opened (an element under `$elemMatch`; see `matchFilter`). */
+  whole?: boolean;
 }
 
 class FilterCompiler {
@@ -154,6 +156,7 @@ class FilterCompiler {
 
   /** `EXISTS` a found value, or an element of a found array, satisfying `test`. */
   private someLeaf(source: Source, test: (v: Sql) => Sql): Sql {
+    if (source.whole) return this.someFound(source, test);
     const c = this.alias("c");
     const l = this.alias("l");
     return sql`EXISTS (SELECT 1 FROM (${source.found}) ${c}, LATERAL (SELECT ${c}.v UNION ALL SELECT jsonb_array_elements(CASE WHEN jsonb_typeof(${c}.v) = 'array' THEN ${c}.v ELSE '[]'::jsonb END)) ${l}(v) WHERE ${test(sql`${l}.v`)})`;
@@ -240,7 +243,7 @@ class FilterCompiler {
         const test =
           op.op === "elemMatch"
             ? sql`(jsonb_typeof(${element}) = 'object' AND ${this.filter(op.filter, element)})`
-            : this.all(op.ops, { found: sql`SELECT ${element} AS v` });
+            : this.all(op.ops, { found: sql`SELECT ${element} AS v`, whole: true });
         return sql`EXISTS (SELECT 1 FROM (${source.found}) ${c}, LATERAL jsonb_array_elements(CASE WHEN jsonb_typeof(${c}.v) = 'array' THEN ${c}.v ELSE '[]'::jsonb END) ${e}(v) WHERE ${test})`;
       }
       case "not":

@@ -15,6 +15,8 @@ const doc: Json = {
   items: [{ k: 1, v: "one" }, { k: 2, v: "two", tags: ["x"] }, 7],
   emoji: "😀",
   pua: "\uE000",
+  grid: [[5], [3, 7]],
+  flat: [5],
 };
 
 describe("matchFilter", () => {
@@ -70,6 +72,16 @@ describe("matchFilter", () => {
     [{ items: { $elemMatch: { k: 1, v: "two" } } }, false],
     [{ nested: { $elemMatch: { $gt: 2 } } }, true],
     [{ tags: { $elemMatch: { $regex: "^b" } } }, true],
+    // MongoDB's jstests/core/query/elemmatch/elemmatch_value.js: each element as it is, an
+    // element that is itself an array not opened.
+    [{ grid: { $elemMatch: { $gt: 4, $lt: 6 } } }, false],
+    [{ grid: { $elemMatch: { $in: [5] } } }, false],
+    [{ grid: { $elemMatch: { $ne: 5 } } }, true],
+    [{ grid: { $elemMatch: { $eq: [5] } } }, true],
+    [{ grid: { $elemMatch: { $size: 2 } } }, true],
+    [{ grid: { $elemMatch: { $elemMatch: { $gt: 6 } } } }, true],
+    [{ grid: { $not: { $elemMatch: { $eq: 5 } } } }, true],
+    [{ flat: { $elemMatch: { $gt: 4, $lt: 6 } } }, true],
     [{ items: { $all: [{ $elemMatch: { k: 2 } }, { $elemMatch: { v: "two" } }] } }, true],
     [{ items: { $all: [{ $elemMatch: { k: 2 } }, { $elemMatch: { k: 9 } }] } }, false],
     [{ status: { $regex: "^OP", $options: "i" } }, true],

@@ -21,15 +21,19 @@ export function matchFilter(node: FilterNode, doc: Json): boolean {
   }
 }
 
-/** The values an operator looks at: each value found, and the elements of those that are arrays. */
-function leaves(found: Json[]): Json[] {
-  return found.flatMap((value) => (Array.isArray(value) ? [value, ...value] : [value]));
+/**
+ * The values an operator looks at: each value found, and the elements of those that are arrays.
+ * `whole`: the value alone, as `$elemMatch` tests each element (an element that is itself an
+ * array is not opened: `{a: {$elemMatch: {$gt: 4}}}` matches `{a: [5]}`, not `{a: [[5]]}`).
+ */
+function leaves(found: Json[], whole: boolean): Json[] {
+  return whole ? found : found.flatMap((value) => (Array.isArray(value) ? [value, ...value] : [value]));
 }
 
-function equals(found: Json[], value: Json): boolean {
+function equals(found: Json[], value: Json, whole: boolean): boolean {
   // `null` also stands for "missing", as in MongoDB.
   if (value === null && found.length === 0) return true;
-  return leaves(found).some((leaf) => deepEqual(leaf, value));
+  return leaves(found, whole).some((leaf) => deepEqual(leaf, value));
 }
 
 function compare(leaf: Json, value: Exclude<Comparable, null>): number | undefined {
@@ -38,34 +42,34 @@ function compare(leaf: Json, value: Exclude<Comparable, null>): number | undefin
   return (leaf as number) < (value as number) ? -1 : (leaf as number) > (value as number) ? 1 : 0;
 }
 
-function matchOperator(op: OperatorNode, found: Json[]): boolean {
+function matchOperator(op: OperatorNode, found: Json[], whole = false): boolean {
   switch (op.op) {
     case "eq":
-      return equals(found, op.value);
+      return equals(found, op.value, whole);
     case "ne":
-      return !equals(found, op.value);
+      return !equals(found, op.value, whole);
     case "gt":
     case "gte":
     case "lt":
     case "lte": {
       const value = op.value;
-      if (value === null) return op.op === "gte" || op.op === "lte" ? equals(found, null) : false;
-      return leaves(found).some((leaf) => {
+      if (value === null) return op.op === "gte" || op.op === "lte" ? equals(found, null, whole) : false;
+      return leaves(found, whole).some((leaf) => {
         const order = compare(leaf, value);
         if (order === undefined) return false;
         return op.op === "gt" ? order > 0 : op.op === "gte" ? order >= 0 : op.op === "lt" ? order < 0 : order <= 0;
       });
     }
     case "in":
-      return op.values.some((value) => equals(found, value));
+      return op.values.some((value) => equals(found, value, whole));
     case "nin":
-      return !op.values.some((value) => equals(found, value));
+      return !op.values.some((value) => equals(found, value, whole));
     case "all":
-      return op.values.length > 0 && op.values.every((value) => equals(found, value));
+      return op.values.length > 0 && op.values.every((value) => equals(found, value, whole));
     case "exists":
       return found.length > 0 === op.value;
     case "regex":
-      return leaves(found).some((leaf) => typeof leaf === "string" && op.regex.js.test(leaf));
+      return leaves(found, whole).some((leaf) => typeof leaf === "string" && op.regex.js.test(leaf));
     case "size":
       return found.some((value) => Array.isArray(value) && value.length === op.value);
     case "elemMatch":
@@ -74,9 +78,9 @@ function matchOperator(op: OperatorNode, found: Json[]): boolean {
       );
     case "elemMatchOps":
       return found.some(
-        (value) => Array.isArray(value) && value.some((el) => op.ops.every((inner) => matchOperator(inner, [el]))),
+        (value) => Array.isArray(value) && value.some((el) => op.ops.every((inner) => matchOperator(inner, [el], true))),
       );
     case "not":
-      return !op.ops.every((inner) => matchOperator(inner, found));
+      return !op.ops.every((inner) => matchOperator(inner, found, whole));
   }
 }
