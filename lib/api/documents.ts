@@ -17,7 +17,7 @@ import { badRequest, forbidden, notFound, validationError, neitherWriteNorUpdate
 import { collectionIdErrors } from "../collections/collection";
 import { withActions } from "../http/actions";
 import { methodNotAllowedHere, refusal } from "../http/route-methods";
-import { readActionBody } from "../http/action-filter";
+import { filterReads, readActionBody } from "../http/action-filter";
 import type { ApiEnv } from "../http/env";
 import { readJsonBody, readJsonValue, readJsonObject } from "../http/json-body";
 import { isMultipart } from "../http/multipart-body";
@@ -79,7 +79,7 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
         delete: async (c) => {
           const collectionId = collection(c, "delete");
           const { filter } = await readActionBody(c);
-          filterReads(c, collectionId, filter);
+          filterReads(filter, () => allow(c, "read", collectionId));
           const deleted = await deleteDocuments(requestScope(c), { collectionId, filter });
           return c.json({ deleted });
         },
@@ -226,20 +226,11 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   return c.json(pageOf(resolved.map((doc) => projectFields(doc, query)), total, query, clientRequestUrl(c)));
 }
 
-/**
- * A filter reads: the count a bulk action answers tells how many documents match it, so a
- * principal that may update or delete but not read gets no filter (a one-character-at-a-time
- * `$regex` would read any value). Without one the action takes every document, as it says.
- */
-function filterReads(c: Context<ApiEnv>, collectionId: string, filter: unknown): void {
-  if (filter && typeof filter === "object" && Object.keys(filter).length > 0) allow(c, "read", collectionId);
-}
-
 async function update(c: Context<ApiEnv>, upsert: boolean) {
   const collectionId = collection(c, "update");
   if (upsert) allow(c, "write", collectionId);
   const { filter, body } = await readActionBody(c);
-  filterReads(c, collectionId, filter);
+  filterReads(filter, () => allow(c, "read", collectionId));
   if (body.operation === undefined) throw badRequest("operation required");
   const result = await updateDocuments(requestScope(c), { collectionId, filter, operation: body.operation, upsert });
   return c.json(result);

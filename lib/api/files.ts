@@ -9,7 +9,7 @@ import { FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRow } from ".
 import { deleteFile, findDocumentFile, findFile, listFiles, uploadToFiles } from "../files/files-collection";
 import { deleteFilesMatching } from "../files/delete-files-matching";
 import { withActions } from "../http/actions";
-import { readActionBody } from "../http/action-filter";
+import { filterReads, readActionBody } from "../http/action-filter";
 import { readJsonObject } from "../http/json-body";
 import type { ApiEnv } from "../http/env";
 import { fileResponse } from "../http/file-response";
@@ -63,6 +63,7 @@ export function bindFilesApi(routes: ProjectRoutes): void {
           allow(c, "delete", FILES_COLLECTION);
           // The body's filter, else the URL's: a filter is never taken for "none" (every file).
           const { filter } = await readActionBody(c);
+          filterReads(filter, () => allow(c, "read", FILES_COLLECTION));
           const project = c.get("project");
           return c.json({ deleted: await deleteFilesMatching({ projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 }, filter) });
         },

@@ -8,6 +8,7 @@ import { hookView } from "../hooks/hook";
 import { claimForRetry, queueTestDelivery, recordAttempt } from "../hooks/hook-deliveries";
 import { deleteHookHistory, deleteHookHistoryRecord, getHookHistoryRecord, listHookHistory } from "../hooks/hook-history";
 import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, redirectsDeliveries, saveHook } from "../hooks/hooks";
+import { filterReads, readActionBody } from "../http/action-filter";
 import { withActions } from "../http/actions";
 import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
@@ -49,9 +50,11 @@ export function bindHooksApi(app: ProjectRoutes): void {
         find: async (c) => list(c, await readJsonObject(c)),
         delete: async (c) => {
           allow(c, "delete");
-          const body = await readJsonObject(c);
+          // The body's filter, else the URL's: a filter in the URL is never taken for "every hook".
+          const { filter } = await readActionBody(c);
+          filterReads(filter, () => allow(c, "read"));
           const hooks = await listHooks(c.get("project")._id);
-          const { items } = listInMemory(hooks as unknown as Record<string, unknown>[], { ...readListQuery(new URLSearchParams(), body), perPage: Number.MAX_SAFE_INTEGER });
+          const { items } = listInMemory(hooks as unknown as Record<string, unknown>[], { ...readListQuery(new URLSearchParams(), {}), filter, perPage: Number.MAX_SAFE_INTEGER });
           return c.json({ deleted: await deleteHooks(c.get("project")._id, items.map((h) => String(h._id))) });
         },
       },
@@ -124,10 +127,9 @@ export function bindHooksApi(app: ProjectRoutes): void {
       find: async (c) => history(c, await readJsonObject(c)),
       delete: async (c) => {
         allowHistory(c, "delete");
-        const body = await readJsonObject(c);
-        const filter = body.filter;
-        if (filter !== undefined && filter !== null && (typeof filter !== "object" || Array.isArray(filter))) throw badRequest("filter must be a JSON object");
-        return c.json({ deleted: await deleteHookHistory(c.get("project")._id, (filter ?? undefined) as Record<string, unknown> | undefined) });
+        const { filter } = await readActionBody(c);
+        filterReads(filter, () => allowHistory(c, "read"));
+        return c.json({ deleted: await deleteHookHistory(c.get("project")._id, filter) });
       },
     }, readOnlyCollection),
   );

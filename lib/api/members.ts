@@ -42,7 +42,7 @@ export function bindMembersApi(app: ProjectRoutes): void {
         return deleteMatching(c, (await listMembers(projectId)) as unknown as Record<string, unknown>[], async (matching) => {
           if (matching.some((m) => m.role === "owner")) throw forbidden("The owner cannot be removed.");
           for (const member of matching) await removeMember(projectId, member._id as string, c.get("principal"));
-        });
+        }, () => allow(c, "read"));
       },
     }, async (c) => {
       allow(c, "write");

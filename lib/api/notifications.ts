@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { forbidden } from "../errors";
+import { filterReads } from "../http/action-filter";
 import { withActions } from "../http/actions";
 import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
@@ -78,6 +79,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
 async function deleteMatching(c: Context<ApiEnv>, body: Record<string, unknown>) {
   allow(c, "delete");
   const { filter: raw } = readListQuery(new URL(c.req.url).searchParams, body);
+  filterReads(raw, () => allow(c, "read"));
   const filter = raw ? parseFilter(raw) : undefined;
   const all = (await listNotifications(c.get("project")._id)) as unknown as Record<string, unknown>[];
   const ids = all.filter((n) => !filter || matchFilter(filter, n as Json)).map((n) => n._id as string);

@@ -42,7 +42,7 @@ export function bindTokensApi(app: ProjectRoutes): void {
         const projectId = c.get("project")._id;
         return deleteMatching(c, (await listTokens(projectId)) as unknown as Record<string, unknown>[], async (matching) => {
           for (const token of matching) await deleteToken(projectId, token._id as string);
-        });
+        }, () => allow(c, "read"));
       },
     }, async (c) => {
       allow(c, "write");

@@ -14,11 +14,22 @@ export async function readActionBody(c: Context): Promise<{ filter: Record<strin
 }
 
 /**
+ * A filter reads: the count a bulk action answers tells how many records match it, so a
+ * principal that may update or delete but not read gets no filter (a one-character-at-a-time
+ * `$regex` would read any value). Without one the action takes every record, as it says. The
+ * same rule on every collection, system ones included (CONTRACT §3).
+ */
+export function filterReads(filter: Record<string, unknown> | undefined, allowRead: () => void): void {
+  if (filter && Object.keys(filter).length > 0) allowRead();
+}
+
+/**
  * Delete by criteria over records held in memory (`_tokens`, `_users`): the records the action's
  * filter selects go to `remove` (which may refuse them all first), answered `{"deleted": n}`.
  */
-export async function deleteMatching<T extends Record<string, unknown>>(c: Context, records: T[], remove: (matching: T[]) => Promise<void>): Promise<Response> {
+export async function deleteMatching<T extends Record<string, unknown>>(c: Context, records: T[], remove: (matching: T[]) => Promise<void>, allowRead: () => void): Promise<Response> {
   const { filter } = await readActionBody(c);
+  filterReads(filter, allowRead);
   const matching = recordsMatching(records, filter);
   await remove(matching);
   return c.json({ deleted: matching.length });

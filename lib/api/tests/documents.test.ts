@@ -291,6 +291,16 @@ describe("update, upsert, delete by criteria", () => {
     expect((await t.server.request(docs("blind"), asBlind({ action: "update", json: { operation: { $set: { seen: true } } } }))).body).toEqual({ updated: 2 });
   });
 
+  it("a filter reads on system collections too: _files, _tokens, _users, _notification", async () => {
+    const deleteOnly = await createToken(t.server, t.owner.session, t.owner.project, { allow: { delete: ["_files", "_tokens", "_users", "_notification"] } });
+    const blind = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: deleteOnly, ...extra });
+    for (const collection of ["_files", "_tokens", "_users", "_notification"]) {
+      const probe = await t.server.request(docs(collection), blind({ action: "delete", json: { filter: { _id: "no-such-record" } } }));
+      expect(probe.status, `${collection} ${probe.text}`).toBe(403);
+    }
+    expect((await t.server.request(docs("_files"), blind({ action: "delete", json: { filter: { name: "x" } } }))).body).toEqual({ message: "Not allowed to read in collection _files" });
+  });
+
   it("upsert inserts once when nothing matches", async () => {
     const first = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { key: "k" }, operation: { $inc: { hits: 1 } } } }));
     expect(first.status, first.text).toBe(200);

@@ -69,6 +69,23 @@ async function attemptFinished(hookId: string, attempt: number) {
   }
 }
 
+describe("delete by criteria on _hooks and _hooks_history", () => {
+  it("a filter in the URL selects (it once deleted every hook), and a filter needs read", async () => {
+    for (const id of ["crit-a", "crit-b"]) await createHook({ _id: id, collection: "crit", url: `${receiver.url}/ok` });
+    const byUrl = await t.server.request(`${hooksPath}?filter=${encodeURIComponent(JSON.stringify({ _id: "crit-a" }))}`, as({ action: "delete", json: {} }));
+    expect(byUrl.status, byUrl.text).toBe(200);
+    expect(byUrl.body).toEqual({ deleted: 1 });
+    expect((await t.server.request(`${hooksPath}crit-b/`, as())).status).toBe(200);
+    const deleteOnly = await createToken(t.server, t.owner.session, t.owner.project, { allow: { delete: ["_hooks", "_hooks_history"] } });
+    const blind = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: deleteOnly, ...extra });
+    for (const path of [hooksPath, historyPath]) {
+      const probe = await t.server.request(path, blind({ action: "delete", json: { filter: { _id: { $regex: "^crit" } } } }));
+      expect(probe.status, `${path} ${probe.text}`).toBe(403);
+    }
+    expect((await t.server.request(`${hooksPath}crit-b/`, as())).status).toBe(200);
+  });
+});
+
 describe("_hooks documents", () => {
   it("creates a hook with its defaults filled, reads, lists, saves, patches and deletes it", async () => {
     const hook = await createHook({ _id: "h-crud", collection: "books", url: `${receiver.url}/ok` });
