@@ -15,9 +15,14 @@ import { JSON_BODY_LIMIT } from "./json-body";
  *   a bracketed number is an array index (`phones[0]`, `phones[1]` build an array in index
  *   order; a gap or an index past ARCA_MAX_PARTS is a 400).
  * - Parts with a filename are files: each is handed to `onFile` with its name as a dotted path
- *   (a trailing `[n]` dropped: repeated file parts of one name are the array) and its readable
- *   stream, which the callback must consume (or `resume()`); its promise is awaited before the
- *   reader returns. Without `onFile`, a file part is a 415 (its bytes are drained).
+ *   (a trailing `[n]` dropped: repeated file parts of one name are the array; other indexes are
+ *   array elements, `rows[0].scan` -> `rows.0.scan`) and its readable stream, which the callback
+ *   must consume (or `resume()`); its promise is awaited before the reader returns. Without
+ *   `onFile`, a file part is a 415 (its bytes are drained).
+ * - The fields returned hold the containers file parts need (`rows: [{}]` for `rows[0].scan`,
+ *   `meta: {}` for `meta.avatar`), built and checked for conflicts with the value parts as one
+ *   body: a file under a value that is no object (`meta="x"` and the file `meta.avatar`) is 400,
+ *   and a multipart PATCH replaces the top-level key a file part names, as a value part's does.
  * - Limits: each field and all fields together at most the JSON body limit (413), at most
  *   ARCA_MAX_PARTS parts and ARCA_MAX_FILES files (400), the assembled value nested at most 64
  *   deep, no `__proto__` name, no NUL (400).
@@ -68,7 +73,7 @@ export async function readMultipart(request: Request, body: Readable | undefined
   // A value part and a file part for one property (however spelled: `photo` and `photo[0]`,
   // `meta.avatar` and `meta[avatar]`), or a value inside a file's property (`photo.name`), would
   // be two values for one property: the file would silently win.
-  const fileProperties: { name: string; property: string }[] = [];
+  const fileProperties: { name: string; property: string; path: Segment[] }[] = [];
   const valueProperties: { name: string; property: string }[] = [];
   const clash = (value: string, file: string) => value === file || value.startsWith(`${file}.`);
   const bothKinds = (valueName: string, fileName: string) =>
@@ -128,14 +133,15 @@ export async function readMultipart(request: Request, body: Readable | undefined
       return;
     }
     let property: string;
+    let path: Segment[];
     let index: number | undefined;
     let filename: string;
     try {
-      ({ property, index } = filePropertyName(name));
+      ({ property, path, index } = filePropertyName(name));
       filename = decodeFileName(info.filename ?? "");
       const value = valueProperties.find((v) => clash(v.property, property));
       if (value) throw bothKinds(value.name, name);
-      fileProperties.push({ name, property });
+      fileProperties.push({ name, property, path });
     } catch (error) {
       fail(error as Error);
       stream.resume();
@@ -152,9 +158,24 @@ export async function readMultipart(request: Request, body: Readable | undefined
   });
   await Promise.all(pending);
   if (failure) throw failure;
-  const fields = assemble(assignments);
+  // Values first, then one placeholder per file property: a value object may hold a file
+  // (`meta={"k":1}` beside the file `meta.avatar`) whatever order the parts came in.
+  const placed = new Set<string>();
+  const placeholders = fileProperties.filter((f) => !placed.has(f.property) && placed.add(f.property));
+  const fields = assemble([...assignments, ...placeholders.map((f) => ({ name: f.name, path: f.path, value: FILE_PART }))]);
+  dropFilePlaceholders(fields);
   checkJsonInput(fields, "Multipart body");
   return fields;
+}
+
+/** Where a file part's record goes: the file layer puts it there once the bytes are stored. */
+const FILE_PART = Symbol("file part");
+
+function dropFilePlaceholders(node: Record<string, unknown> | unknown[]): void {
+  for (const [key, value] of Object.entries(node)) {
+    if (value === FILE_PART) delete (node as Record<string, unknown>)[key];
+    else if (value !== null && typeof value === "object") dropFilePlaceholders(value as Record<string, unknown>);
+  }
 }
 
 /** A step of a part name: a property, or (bracketed number) an array index. */
@@ -196,14 +217,16 @@ export function parsePartName(name: string | undefined): Segment[] {
   return path;
 }
 
-/** A file part's property as a dotted path and its `[n]`; `photos[0]`, `photos[1]` are the `photos` array. */
-function filePropertyName(name: string): { property: string; index?: number } {
+/**
+ * A file part's property as a dotted path and its `[n]`; `photos[0]`, `photos[1]` are the `photos`
+ * array. An index before the last is an element (`rows[0].scan` -> `rows.0.scan`).
+ */
+function filePropertyName(name: string): { property: string; path: Segment[]; index?: number } {
   const path = parsePartName(name);
   const index = typeof path[path.length - 1] === "number" ? (path.pop() as number) : undefined;
-  if (path.some((segment) => typeof segment === "number")) throw badRequest(`File part ${name}: only a last [n] may index`);
   // A file in `_id` made a record no document could hold, an orphan forever.
   if (path[0] === "_id") throw badRequest("A file part cannot be named _id");
-  return { property: path.join("."), index };
+  return { property: path.join("."), path, index };
 }
 
 /**

@@ -476,7 +476,54 @@ describe("multipart bodies of JSON literals", () => {
     const merged = await t.server.request(docs("multi"), as({ body: beside }));
     expect(merged.status, merged.text).toBe(201);
     expect(merged.body.meta).toMatchObject({ title: "t", avatar: { name: "a.txt" } });
+    // A file under a value that is no object, or in a key the value object already has: the
+    // value would be lost (it was, silently).
+    for (const [valueName, value, fileName] of [["meta", '"a string"', "meta.avatar"], ["meta", '{"avatar":5}', "meta.avatar"], ["rows[0]", "7", "rows[0].scan"]]) {
+      for (const fileFirst of [false, true]) {
+        const data = new FormData();
+        data.append("_id", '"lost-value"');
+        if (!fileFirst) data.append(valueName, value);
+        data.append(fileName, new Blob(["bytes"], { type: "text/plain" }), "a.txt");
+        if (fileFirst) data.append(valueName, value);
+        const refused = await t.server.request(docs("multi"), as({ body: data }));
+        expect(refused.status, `${valueName}=${value} + ${fileName}: ${refused.text}`).toBe(400);
+        expect(refused.body.message).toMatch(/conflicts with another part|name the same property/);
+      }
+    }
     expect((await t.server.request(`${docs("multi")}both-kinds/`, as({}))).status).toBe(404);
+    expect((await t.server.request(`${docs("multi")}lost-value/`, as({}))).status).toBe(404);
+  });
+
+  it("a file part may sit inside an array element (`rows[0].scan`), beside value parts of that element", async () => {
+    const data = new FormData();
+    data.append("_id", '"rows"');
+    data.append("rows[0].label", '"first"');
+    data.append("rows[0].scan", new Blob(["one"], { type: "text/plain" }), "one.txt");
+    data.append("rows[1][scan]", new Blob(["two"], { type: "text/plain" }), "two.txt");
+    const created = await t.server.request(docs("multi"), as({ body: data }));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.rows).toEqual([
+      { label: "first", scan: expect.objectContaining({ name: "one.txt", size: 3 }) },
+      { scan: expect.objectContaining({ name: "two.txt", size: 3 }) },
+    ]);
+    const viaPath = await t.server.request(`${docs("multi")}rows/rows/1/scan/`, as({}));
+    expect(viaPath.status).toBe(200);
+    expect(viaPath.body).toEqual(created.body.rows[1].scan);
+    // An element no part gives is a hole, as with value parts.
+    const gap = new FormData();
+    gap.append("rows[1].scan", new Blob(["two"], { type: "text/plain" }), "two.txt");
+    const refused = await t.server.request(docs("multi"), as({ body: gap }));
+    expect(refused.status, refused.text).toBe(400);
+    expect(refused.body.message).toBe("Part rows[1].scan: no part gives index 0 of its array");
+  });
+
+  it("a multipart PATCH replaces the top-level key a file part names, as a value part's (it merged into it)", async () => {
+    expect((await t.server.request(`${docs("multi")}patched/`, as({ method: "PUT", json: { meta: { a: 1, b: 2 }, keep: true } }))).status).toBe(201);
+    const data = new FormData();
+    data.append("meta.a", new Blob(["bytes"], { type: "text/plain" }), "a.txt");
+    const patched = await t.server.request(`${docs("multi")}patched/`, as({ method: "PATCH", body: data }));
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toEqual({ _id: "patched", meta: { a: expect.objectContaining({ name: "a.txt" }) }, keep: true });
   });
 
   it("a file part becomes a file record in its property (Files: lib/api/tests/files-documents.test.ts)", async () => {
