@@ -163,7 +163,9 @@ export function bindDocumentsApi(routes: ProjectRoutes): void {
     const collectionId = collection(c, "read", id);
     const { doc, schema } = await getDocument(requestScope(c), { collectionId, id });
     const [resolved] = await resolveEmbeds(c.get("project")._id, collectionId, schema, [doc], readable(c));
-    return c.json((await currentFileValue(c.get("project")._id, collectionId, id, readProperty(resolved, propertyPath(c)))) as object);
+    // Refreshed before the walk: a path inside a file record (`photo/last_access/`) reads it as it is now.
+    const [current] = await withCurrentFileRecords(c.get("project")._id, collectionId, [resolved]);
+    return c.json(readProperty(current, propertyPath(c)) as object);
   });
   app.put(`${BASE}/:id/:path{.+}`, async (c) => {
     const id = pathParam(c, "id");

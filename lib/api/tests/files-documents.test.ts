@@ -59,6 +59,9 @@ describe("files in document properties", () => {
     expect(JSON.stringify(read.body.meta.avatar)).toBe(live);
     const listed = await server.request(`${docs("notes")}/?filter=${encodeURIComponent('{"_id":"n1"}')}`, { project, token });
     expect(JSON.stringify(listed.body.items[0].meta.avatar)).toBe(live);
+    // A path inside the record reads it as it is now too (it read the upload's copy).
+    const lastAccess = await server.request(`${docs("notes")}/n1/meta/avatar/last_access/`, { project, token });
+    expect(lastAccess.body).toBe(JSON.parse(live).last_access);
     // A write's answer shows the record as a read does, on the document and on a property path.
     const written = await server.request(`${docs("notes")}/n1/`, { project, token, method: "PATCH", json: { title: "edited" } });
     expect(JSON.stringify(written.body.meta.avatar)).toBe(live);
