@@ -6,7 +6,7 @@ import { badRequest, forbidden, notFound } from "../errors";
 import { deliverHook } from "../hooks/deliver-hook";
 import { hookView } from "../hooks/hook";
 import { claimForRetry, queueTestDelivery, recordAttempt } from "../hooks/hook-deliveries";
-import { deleteHookHistory, deleteHookHistoryRecord, getHookHistoryRecord, listHookHistory } from "../hooks/hook-history";
+import { deleteHookHistory, deleteHookHistoryRecord, getHookHistoryRecord, listHookHistory, projectRecord } from "../hooks/hook-history";
 import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, redirectsDeliveries, saveHook } from "../hooks/hooks";
 import { filterReads, readActionBody } from "../http/action-filter";
 import { withActions } from "../http/actions";
@@ -138,7 +138,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
     const record = await getHookHistoryRecord(c.get("project")._id, pathParam(c, "id"));
     // A delivery of a collection the reader may not read is none of its business: as if absent.
     if (!can(c.get("principal"), "read", { collection: String(record.collection) })) throw notFound("Document not found.");
-    return c.json(projectFields(record, readListQuery(new URL(c.req.url).searchParams)));
+    return c.json(projectRecord(record, readListQuery(new URL(c.req.url).searchParams)));
   });
   app.post(
     `${HISTORY}/:id`,

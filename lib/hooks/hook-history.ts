@@ -54,10 +54,14 @@ export async function listHookHistory(projectId: string, list: ListQuery, hookId
   return { items, total: Number(total) };
 }
 
-/** `fields`/`fields_exclude` as on documents, with `id` (not `_id`) as the key always kept. */
-function projectRecord(record: Record<string, unknown>, list: ListQuery): Record<string, unknown> {
+/**
+ * `fields`/`fields_exclude` as on documents, with `id` (not `_id`) the identity key kept unless
+ * excluded: in lists and single reads alike.
+ */
+export function projectRecord(record: Record<string, unknown>, list: Pick<ListQuery, "fields" | "fieldsExclude">): Record<string, unknown> {
+  if (!list.fields && !list.fieldsExclude) return record;
   const projected = projectDocument(record as never, { fields: list.fields, fields_exclude: list.fieldsExclude }) as Record<string, unknown>;
-  return { id: record.id, ...projected };
+  return list.fieldsExclude?.includes("id") ? projected : { id: record.id, ...projected };
 }
 
 export async function getHookHistoryRecord(projectId: string, id: string): Promise<Record<string, unknown>> {

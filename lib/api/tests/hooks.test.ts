@@ -583,6 +583,11 @@ describe("deliveries", () => {
     ]);
     const one = page.body.items[0].id;
     expect((await t.server.request(`${historyPath}${one}/`, as())).body).toMatchObject({ id: one, document_id: "l2" });
+    // One record read with fields keeps its identity key as the list does; excluded, it goes.
+    expect((await t.server.request(`${historyPath}${one}/?fields=status`, as())).body).toEqual({ id: one, status: "success" });
+    expect((await t.server.request(`${historyPath}${one}/?fields=status&fields_exclude=id`, as())).body).toEqual({ status: "success" });
+    const withoutId = await t.server.request(`${historyPath}?filter=${filter}&per_page=1&fields=status&fields_exclude=id`, as());
+    expect(withoutId.body.items).toEqual([{ status: "success" }]);
     for (const [path, method] of [[`${historyPath}${one}/`, "PUT"], [`${historyPath}${one}/`, "PATCH"], [`${historyPath}${one}/`, "POST"], [historyPath, "POST"], [historyPath, "PUT"]]) {
       const refused = await t.server.request(path, as({ method, json: { hook_id: "x" } }));
       expect(refused.status, `${method} ${path}`).toBe(403);
