@@ -21,6 +21,7 @@ import { readUploadBody } from "../http/upload-body";
 import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
+import { projectFields } from "../lists/project-fields";
 
 /**
  * Files (CONTRACT §6). Bound before the documents routes, so a `.../content/` path reaches the
@@ -71,7 +72,8 @@ export function bindFilesApi(routes: ProjectRoutes): void {
       (c) => upload(c, undefined, false),
     ),
   );
-  routes.get(`${FILES}/:id`, async (c) => c.json(fileRecord(await readableFile(c))));
+  // `fields` / `fields_exclude` as on any document read (`_id` kept unless excluded).
+  routes.get(`${FILES}/:id`, async (c) => c.json(projectFields(fileRecord(await readableFile(c)), readListQuery(new URL(c.req.url).searchParams))));
   routes.get(`${FILES}/:id/content`, async (c) => fileResponse(c.req.raw, await readableFile(c), nodeResponse(c), contentOptions(c)));
   // A record's properties by path, like any document's (`.../<id>/name/`).
   routes.get(`${FILES}/:id/:path{.+}`, async (c) => {

@@ -38,6 +38,10 @@ describe("direct upload into _files and download", () => {
     const read = await server.request(`${FILES}/${id}/`, { project, token });
     expect(read.status).toBe(200);
     expect(read.body).toEqual(res.body);
+    // fields / fields_exclude as on any document read.
+    expect((await server.request(`${FILES}/${id}/?fields=name,size`, { project, token })).body).toEqual({ _id: id, name: "data.bin", size: 10_000 });
+    const without = await server.request(`${FILES}/${id}/?fields_exclude=md5,last_access`, { project, token });
+    expect(Object.keys(without.body).sort()).toEqual(["_id", "collection_id", "content_type", "date_created", "document_id", "name", "size"]);
   });
 
   it("an upload that is not multipart: 415 for another media type (as multipart to a JSON route), 400 with none", async () => {
