@@ -49,6 +49,13 @@ function apiTarget(url: string): { rewrite: string } | { notFound: true } | unde
   return { rewrite: rewritten + (query < 0 ? "" : url.slice(query)) };
 }
 
+/** An empty or dot segment in the path (`/api//user/` from a base URL ending in `/`): apiTarget's to drop. */
+function hasLooseSegments(url: string): boolean {
+  const query = url.indexOf("?");
+  const path = query < 0 ? url : url.slice(0, query);
+  return path.includes("//") || path.includes("/./") || path.includes("/../") || path.endsWith("/.") || path.endsWith("/..");
+}
+
 function withoutDotSegments(path: string): string[] {
   const segments: string[] = [];
   for (const segment of path.split("/")) {
@@ -108,7 +115,7 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
   const server = http.createServer((req, res) => {
     // `GET *` (a request-target that is no path) is for OPTIONS to a proxy, never for us.
     if (!req.url?.startsWith("/")) return void res.writeHead(400, { "content-type": "application/json" }).end('{"message":"Bad request"}');
-    if (req.url === "/api" || req.url.startsWith("/api/") || req.url.startsWith("/api?")) return void api(req, res);
+    if ((req.url === "/api" || req.url.startsWith("/api/") || req.url.startsWith("/api?")) && !hasLooseSegments(req.url)) return void api(req, res);
     const target = apiTarget(req.url);
     if (target && "rewrite" in target) {
       req.url = target.rewrite;

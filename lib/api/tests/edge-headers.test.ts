@@ -119,6 +119,10 @@ describe("request-targets a parser turns into /api paths", () => {
       ["GET", "/./api/health", 200],
       ["GET", "/%61pi/health", 404],
       ["GET", "/x/../api/health", 200],
+      ["GET", "/api//health", 200],
+      ["GET", "/api/./health/", 200],
+      ["GET", "/api/x/../health?a=b//c", 200],
+      ["OPTIONS", "/api//collections//", 204],
     ];
     for (const [method, target, status] of cases) {
       const res = await rawRequest(t.server.port, target, {
