@@ -68,6 +68,7 @@ const comparable = fc.oneof(scalar, fc.constantFrom("a", "b", "B", "é", 0, 1, 2
 const patterns = [
   "^a", "a$", "b", "^$", ".", "^.$", "[a-c]", "[^a]", "\\d", "\\w+", "é", "^(a|b)+$", "a{1,2}", "\\n",
   "(?:ab)?c*", "😀", "[😀-😂]", "\\s", "[A-Z]", "^[^a-z]*$", "^a.b$", "B|é", "",
+  "\\bab", "a\\B", "(?i)AB", "\\Aa", "b\\z", "b\\Z", "(?s)^a.b$", "\\Qa\\E|\\b1",
 ];
 
 const { filter, ops } = fc.letrec<{ filter: Record<string, unknown>; ops: Record<string, unknown>; cond: unknown }>(

@@ -8,6 +8,8 @@ import type { CompiledRegex } from "./types";
  * into a small regular language and written out twice, with every class spelled out as explicit
  * code-point ranges and case-insensitivity expanded into those classes. Without backreferences
  * or lookarounds both engines decide plain language membership, so they agree by construction.
+ * The one exception, `\b` and `\B`, is RE2's own ASCII assertion in memory and, in PostgreSQL
+ * (whose `\y` follows the locale), lookaround constraints on the same explicit ASCII class.
  */
 export function compileRegex(source: string, options = ""): CompiledRegex {
   for (const flag of options) {
@@ -15,7 +17,7 @@ export function compileRegex(source: string, options = ""): CompiledRegex {
   }
   if (source.length > 1000) throw badRequest("$regex pattern is too long");
   const ignoreCase = options.includes("i");
-  const ast = new RegexParser(source, ignoreCase).parse();
+  const ast = new RegexParser(source, { ignoreCase, dotAll: false }).parse();
   return { source, ignoreCase, js: linearMatcher(source, emit(ast, "re2")), pg: emit(ast, "pg") };
 }
 
@@ -40,7 +42,16 @@ type Node =
   | { t: "set"; ranges: Range[] }
   | { t: "rep"; body: Node; min: number; max: number }
   | { t: "bol" }
-  | { t: "eol" };
+  | { t: "eol" }
+  // `\Z`: the end, or before a newline that ends the subject.
+  | { t: "eolz" }
+  | { t: "boundary"; negated: boolean };
+
+/** PCRE's inline flags that this translation honours; the rest are refused by name. */
+interface Flags {
+  ignoreCase: boolean;
+  dotAll: boolean;
+}
 
 const MAX_CODE_POINT = 0x10ffff;
 const MAX_REPEAT = 100; // PostgreSQL refuses counts above 255 and grows fast with nesting
@@ -53,17 +64,21 @@ const newline: Range[] = [[0x0a, 0x0a]];
 class RegexParser {
   private readonly chars: string[];
   private pos = 0;
+  // Mutable: `(?i)` changes it for the rest of the enclosing group, which restores it on `)`.
+  private flags: Flags;
 
   constructor(
     private readonly source: string,
-    private readonly ignoreCase: boolean,
+    flags: Flags,
   ) {
-    this.chars = [...source];
+    this.chars = unquote([...source]);
+    this.flags = { ...flags };
   }
 
   parse(): Node {
     const node = this.alternation();
     if (this.pos < this.chars.length) this.fail("unbalanced )");
+    checkEndZ(node, true, () => this.fail("\\Z is supported only at the end of the pattern (nothing may follow it)"));
     return node;
   }
 
@@ -87,6 +102,12 @@ class RegexParser {
   private sequence(): Node {
     const items: Node[] = [];
     for (let c = this.peek(); c !== undefined && c !== "|" && c !== ")"; c = this.peek()) {
+      const setting = c === "(" && this.peek(1) === "?" ? this.inlineFlags(this.pos + 2) : undefined;
+      if (setting?.end === ")") {
+        this.flags = setting.flags;
+        this.pos += setting.length;
+        continue;
+      }
       const atom = this.atom();
       items.push(this.quantified(atom));
     }
@@ -101,24 +122,44 @@ class RegexParser {
       case "$":
         return { t: "eol" };
       case ".":
-        return { t: "set", ranges: complement(newline) };
+        return { t: "set", ranges: complement(this.flags.dotAll ? [] : newline) };
       case "(": {
+        const outer = this.flags;
         if (this.peek() === "?") {
           const lookbehind = this.peek(1) === "<" && (this.peek(2) === "=" || this.peek(2) === "!");
           if (this.peek(1) === "=" || this.peek(1) === "!" || lookbehind)
             this.fail("lookarounds are not supported (patterns run on a linear-time engine)");
           if (this.peek(1) === "<") this.fail("named groups are not supported: use (?:...)");
-          if (this.peek(1) !== ":") this.fail("only (?:...) groups are supported");
-          this.pos += 2;
+          const setting = this.inlineFlags(this.pos + 1);
+          if (setting?.end === ":") {
+            this.flags = setting.flags;
+            this.pos += setting.length - 1;
+          } else if (this.peek(1) !== ":") this.fail("only (?:...) groups are supported");
+          else this.pos += 2;
         }
         const body = this.alternation();
         if (this.chars[this.pos++] !== ")") this.fail("missing )");
+        this.flags = outer;
         return body;
       }
       case "[":
         return this.set(this.bracket());
       case "\\":
-        return this.set(this.escape(false));
+        switch (this.peek()) {
+          case "b":
+          case "B":
+            return { t: "boundary", negated: this.chars[this.pos++] === "B" };
+          case "A":
+            this.pos++;
+            return { t: "bol" };
+          case "z":
+            this.pos++;
+            return { t: "eol" };
+          case "Z":
+            this.pos++;
+            return { t: "eolz" };
+        }
+        return this.set(this.escape());
       case "*":
       case "+":
       case "?":
@@ -132,7 +173,31 @@ class RegexParser {
   }
 
   private set(ranges: Range[]): Node {
-    return { t: "set", ranges: this.ignoreCase ? caseClosure(ranges) : ranges };
+    return { t: "set", ranges: this.flags.ignoreCase ? caseClosure(ranges) : ranges };
+  }
+
+  /**
+   * Reads PCRE's `(?flags)` / `(?flags:` from `at` (just after `(?`), flags being `i`, `-i`, `is-s`
+   * and the like. Undefined when the group is not a flag setting at all (`(?R)`, `(?P<n>`...),
+   * so those keep their own message.
+   */
+  private inlineFlags(at: number): { flags: Flags; end: ")" | ":"; length: number } | undefined {
+    const flags = { ...this.flags };
+    let on = true;
+    let letters = 0;
+    let i = at;
+    for (; ; i++) {
+      const c = this.chars[i];
+      if (c === "-" && on) on = false;
+      else if (c === "i") flags.ignoreCase = on;
+      else if (c === "s") flags.dotAll = on;
+      else if (c !== undefined && "mnxUJ".includes(c)) this.fail(`inline flag ${c} is not supported (only i and s are)`);
+      else break;
+      if (c !== "-") letters++;
+    }
+    const end = this.chars[i];
+    if (letters === 0 || (end !== ")" && end !== ":")) return undefined;
+    return { flags, end, length: i + 1 - (at - 2) };
   }
 
   private quantifierAt(at: number): { min: number; max: number; length: number } | undefined {
@@ -159,7 +224,7 @@ class RegexParser {
         [min, max, this.pos] = [q.min, q.max, this.pos + q.length];
       } else return node;
       if (quantifiers++ > 0) this.fail("repeated quantifier");
-      if (atom.t === "bol" || atom.t === "eol") this.fail("nothing to repeat");
+      if (atom.t === "bol" || atom.t === "eol" || atom.t === "eolz" || atom.t === "boundary") this.fail("nothing to repeat");
       if (min > max) this.fail("numbers out of order in {} quantifier");
       if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) this.fail(`repeat count above ${MAX_REPEAT}`);
       // Laziness changes which match is found, never whether one exists.
@@ -182,11 +247,11 @@ class RegexParser {
       // and PostgreSQL as classes. Refused rather than read one way here and another there.
       if (c === "[" && (this.peek() === ":" || this.peek() === "." || this.peek() === "="))
         this.fail("POSIX bracket expressions ([:digit:] and the like) are not supported: use \\d, \\w, \\s or a range");
-      const low = c === "\\" ? this.escape(true) : single(c.codePointAt(0)!);
+      const low = c === "\\" ? this.escape() : single(c.codePointAt(0)!);
       if (this.peek() === "-" && this.peek(1) !== undefined && this.peek(1) !== "]") {
         this.pos++;
         const d = this.chars[this.pos++];
-        const high = d === "\\" ? this.escape(true) : single(d.codePointAt(0)!);
+        const high = d === "\\" ? this.escape() : single(d.codePointAt(0)!);
         if (!isSingle(low) || !isSingle(high)) this.fail("a class escape cannot bound a range");
         if (low[0][0] > high[0][0]) this.fail("range out of order in character class");
         ranges.push([low[0][0], high[0][0]]);
@@ -195,10 +260,10 @@ class RegexParser {
     const set = normalize(ranges);
     // Case-insensitive: the class is closed under case before it is negated (`[^a-z]` with `i`
     // excludes `A` too); the complement of a case-closed set is case-closed, so `set()` keeps it.
-    return negate ? complement(this.ignoreCase ? caseClosure(set) : set) : set;
+    return negate ? complement(this.flags.ignoreCase ? caseClosure(set) : set) : set;
   }
 
-  private escape(inClass: boolean): Range[] {
+  private escape(): Range[] {
     const c = this.chars[this.pos++];
     if (c === undefined) this.fail("\\ at end of pattern");
     switch (c) {
@@ -243,8 +308,8 @@ class RegexParser {
         return this.codePoint(parseInt(plain[0], 16));
       }
       case "b":
-        if (inClass) return single(0x08);
-        return this.fail("word boundaries (\\b) are not supported");
+        // Reached only inside a class, where PCRE's `\b` is backspace (`atom` takes the boundary).
+        return single(0x08);
       default:
         if (/[1-9]/.test(c)) this.fail("backreferences are not supported (patterns run on a linear-time engine)");
         if (/[0-9A-Za-z]/.test(c)) this.fail(`unsupported escape \\${c}`);
@@ -255,6 +320,46 @@ class RegexParser {
   private codePoint(cp: number): Range[] {
     if (cp === 0 || cp > MAX_CODE_POINT || (cp >= 0xd800 && cp <= 0xdfff)) this.fail("invalid code point");
     return single(cp);
+  }
+}
+
+/**
+ * Rewrites `\Q...\E` (PCRE's quoting; `\E` optional at the end, a lone `\E` ignored) before
+ * parsing: each quoted character becomes `\u{hex}`, which no later step reads as syntax, not even
+ * as part of a `{n}` quantifier (PCRE's rule too). A quoted run inside a class stays in the class.
+ */
+function unquote(chars: string[]): string[] {
+  const out: string[] = [];
+  let quoted = false;
+  for (let i = 0; i < chars.length; i++) {
+    const c = chars[i];
+    if (c === "\\" && (chars[i + 1] === "E" || (chars[i + 1] === "Q" && !quoted))) {
+      quoted = chars[++i] === "Q";
+    } else if (quoted) out.push(..."\\u{", ...c.codePointAt(0)!.toString(16), "}");
+    else if (c === "\\" && i + 1 < chars.length) out.push(c, chars[++i]);
+    else out.push(c);
+  }
+  return out;
+}
+
+/**
+ * `\Z` is `(?=\n?$)`, which RE2 cannot say. Where nothing in the pattern can follow it, though,
+ * consuming that newline instead (`\n?$`) changes no answer; anywhere else it is refused.
+ */
+function checkEndZ(node: Node, last: boolean, fail: () => never): void {
+  switch (node.t) {
+    case "eolz":
+      if (!last) fail();
+      return;
+    case "alt":
+      for (const alt of node.alts) checkEndZ(alt, last, fail);
+      return;
+    case "seq":
+      node.items.forEach((item, i) => checkEndZ(item, last && i === node.items.length - 1, fail));
+      return;
+    case "rep":
+      checkEndZ(node.body, last && node.max <= 1, fail);
+      return;
   }
 }
 
@@ -351,6 +456,10 @@ function emit(node: Node, dialect: Dialect): string {
       return "^";
     case "eol":
       return "$";
+    case "eolz":
+      return `(?:${emitSet(newline, dialect)})?$`;
+    case "boundary":
+      return dialect === "re2" ? (node.negated ? "\\B" : "\\b") : pgBoundary(node.negated);
     case "alt":
       return node.alts.map((alt) => emit(alt, dialect)).join("|");
     case "seq":
@@ -366,6 +475,12 @@ function emit(node: Node, dialect: Dialect): string {
       return node.min === node.max ? `${body}{${node.min}}` : `${body}{${node.min},${node.max}}`;
     }
   }
+}
+
+/** PostgreSQL's `\y` and `\Y` take the locale's word characters: spelled out on PCRE's instead. */
+function pgBoundary(negated: boolean): string {
+  const w = emitSet(word, "pg");
+  return negated ? `(?:(?<=${w})(?=${w})|(?<!${w})(?!${w}))` : `(?:(?<=${w})(?!${w})|(?<!${w})(?=${w}))`;
 }
 
 function emitSet(ranges: Range[], dialect: Dialect): string {
