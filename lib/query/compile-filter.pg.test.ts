@@ -95,7 +95,7 @@ const { filter, ops } = fc.letrec<{ filter: Record<string, unknown>; ops: Record
       fc.record({ $all: fc.array(fc.record({ $elemMatch: tie("filter") }), { minLength: 1, maxLength: 2 }) }),
       fc.record({ $exists: fc.boolean() }),
       fc.record({ $size: fc.integer({ min: 0, max: 3 }) }),
-      fc.record({ $regex: fc.constantFrom(...patterns), $options: fc.constantFrom("", "i") }),
+      fc.record({ $regex: fc.constantFrom(...patterns), $options: fc.constantFrom("", "i", "m", "s", "ims") }),
       fc.record({ $elemMatch: tie("filter") }),
       fc.record({ $elemMatch: tie("ops") }),
       fc.record({ $not: tie("ops") }),

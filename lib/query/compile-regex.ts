@@ -13,11 +13,11 @@ import type { CompiledRegex } from "./types";
  */
 export function compileRegex(source: string, options = ""): CompiledRegex {
   for (const flag of options) {
-    if (flag !== "i") throw badRequest(`Unsupported $options flag: ${flag}`);
+    if (flag !== "i" && flag !== "m" && flag !== "s") throw badRequest(`Unsupported $options flag: ${flag}`);
   }
   if (source.length > 1000) throw badRequest("$regex pattern is too long");
   const ignoreCase = options.includes("i");
-  const ast = new RegexParser(source, { ignoreCase, dotAll: false }).parse();
+  const ast = new RegexParser(source, { ignoreCase, dotAll: options.includes("s"), multiline: options.includes("m") }).parse();
   return { source, ignoreCase, js: linearMatcher(source, emit(ast, "re2")), pg: emit(ast, "pg") };
 }
 
@@ -41,8 +41,9 @@ type Node =
   | { t: "seq"; items: Node[] }
   | { t: "set"; ranges: Range[] }
   | { t: "rep"; body: Node; min: number; max: number }
-  | { t: "bol" }
-  | { t: "eol" }
+  // `multiline`: `^`/`$` under `m` also match after/before a newline (`\A`, `\z` never do).
+  | { t: "bol"; multiline?: boolean }
+  | { t: "eol"; multiline?: boolean }
   // `\Z`: the end, or before a newline that ends the subject.
   | { t: "eolz" }
   | { t: "boundary"; negated: boolean };
@@ -51,6 +52,7 @@ type Node =
 interface Flags {
   ignoreCase: boolean;
   dotAll: boolean;
+  multiline: boolean;
 }
 
 const MAX_CODE_POINT = 0x10ffff;
@@ -118,9 +120,9 @@ class RegexParser {
     const c = this.chars[this.pos++];
     switch (c) {
       case "^":
-        return { t: "bol" };
+        return { t: "bol", multiline: this.flags.multiline };
       case "$":
-        return { t: "eol" };
+        return { t: "eol", multiline: this.flags.multiline };
       case ".":
         return { t: "set", ranges: complement(this.flags.dotAll ? [] : newline) };
       case "(": {
@@ -191,7 +193,8 @@ class RegexParser {
       if (c === "-" && on) on = false;
       else if (c === "i") flags.ignoreCase = on;
       else if (c === "s") flags.dotAll = on;
-      else if (c !== undefined && "mnxUJ".includes(c)) this.fail(`inline flag ${c} is not supported (only i and s are)`);
+      else if (c === "m") flags.multiline = on;
+      else if (c !== undefined && "nxUJ".includes(c)) this.fail(`inline flag ${c} is not supported (only i, m and s are)`);
       else break;
       if (c !== "-") letters++;
     }
@@ -453,9 +456,11 @@ type Dialect = "re2" | "pg";
 function emit(node: Node, dialect: Dialect): string {
   switch (node.t) {
     case "bol":
-      return "^";
+      if (!node.multiline) return "^";
+      return dialect === "re2" ? "(?m:^)" : `(?:^|(?<=${emitSet(newline, dialect)}))`;
     case "eol":
-      return "$";
+      if (!node.multiline) return "$";
+      return dialect === "re2" ? "(?m:$)" : `(?:$|(?=${emitSet(newline, dialect)}))`;
     case "eolz":
       return `(?:${emitSet(newline, dialect)})?$`;
     case "boundary":
