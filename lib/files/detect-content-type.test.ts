@@ -94,6 +94,11 @@ describe("detectContentType", () => {
     ["random binary, unknown extension", NOISE, "blob.qqqzz", "application/octet-stream"],
     ["NUL bytes are not text", utf8("abc\0def"), "", "application/octet-stream"],
     ["UTF-16 is not UTF-8 text", Buffer.from("hello", "utf16le"), "", "application/octet-stream"],
+    // With its byte order mark UTF-16 is text (FF FE also reads as an MPEG audio frame header).
+    ["UTF-16LE with a BOM", Buffer.from("\ufeffhello\r\nworld", "utf16le"), "notes.txt", "text/plain"],
+    ["UTF-16LE with a BOM, no name", Buffer.from("\ufeffhello", "utf16le"), "", "text/plain"],
+    ["UTF-16LE with a BOM, a .csv", Buffer.from("\ufeffa,b\n1,2", "utf16le"), "data.csv", "text/csv"],
+    ["UTF-16BE with a BOM", Buffer.from("\ufeffhello", "utf16le").swap16(), "", "text/plain"],
     ["invalid UTF-8 in the middle", bytes("abc", [0xff], "def"), "", "application/octet-stream"],
     ["overlong encoding", bytes("abc", [0xc0, 0xaf]), "", "application/octet-stream"],
   ];
@@ -110,6 +115,15 @@ describe("detectContentType", () => {
         expect(await detectContentType(head, "")).toBe("text/plain");
       }
     }
+  });
+
+  it("UTF-16 with a BOM: controls make it no text, a surrogate cut at the end of the head does not", async () => {
+    const controls = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from("a\u0001\u0002b", "utf16le")]);
+    expect(await detectContentType(controls, "")).not.toBe("text/plain");
+    const utf32 = Buffer.from([0xff, 0xfe, 0, 0, 0x61, 0, 0, 0]);
+    expect(await detectContentType(utf32, "")).not.toBe("text/plain");
+    const emoji = Buffer.from(`\ufeff${"a🌍".repeat(CONTENT_TYPE_HEAD_BYTES)}`, "utf16le");
+    for (const cut of [7, 8, 9]) expect(await detectContentType(emoji.subarray(0, 2 + cut * 2 + 1), "")).toBe("text/plain");
   });
 
   it("still refuses an invalid sequence that is not at the end", async () => {

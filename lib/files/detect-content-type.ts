@@ -22,8 +22,11 @@ export const CONTENT_TYPE_HEAD_BYTES = 4100;
 
 export async function detectContentType(head: Uint8Array, fileName: string): Promise<string> {
   head = head.subarray(0, CONTENT_TYPE_HEAD_BYTES);
-  const byMagic = canonical(await magicType(head));
   const byName = canonical(extensionType(fileName));
+  // A UTF-16 byte order mark is text's own signature; FF FE also reads as an MPEG audio frame
+  // header, which made a Windows "Unicode" text file audio/mpeg.
+  if (isUtf16Text(head)) return byName ?? "text/plain";
+  const byMagic = canonical(await magicType(head));
 
   if (byMagic) {
     // A container signature (zip, OLE, an XML prolog) says little; a matching name says more.
@@ -116,6 +119,28 @@ function isText(head: Uint8Array): boolean {
     if (byte < 0x20 && !(byte >= 0x09 && byte <= 0x0d) && byte !== 0x1b) return false;
   }
   return isUtf8(sample);
+}
+
+/** A UTF-16 byte order mark followed by text: valid UTF-16 (a code unit or a surrogate cut at the end of the head tolerated) without C0 controls but whitespace. */
+function isUtf16Text(head: Uint8Array): boolean {
+  const littleEndian = head[0] === 0xff && head[1] === 0xfe;
+  if (!littleEndian && !(head[0] === 0xfe && head[1] === 0xff)) return false;
+  // FF FE 00 00 is UTF-32's mark.
+  if (littleEndian && head[2] === 0 && head[3] === 0) return false;
+  let end = head.length - (head.length % 2);
+  const unitAt = (i: number) => (littleEndian ? head[i] | (head[i + 1] << 8) : (head[i] << 8) | head[i + 1]);
+  if (end > 2 && unitAt(end - 2) >= 0xd800 && unitAt(end - 2) <= 0xdbff) end -= 2;
+  let text: string;
+  try {
+    text = new TextDecoder(littleEndian ? "utf-16le" : "utf-16be", { fatal: true }).decode(head.subarray(2, end));
+  } catch {
+    return false;
+  }
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x20 && !(code >= 0x09 && code <= 0x0d) && code !== 0x1b) return false;
+  }
+  return true;
 }
 
 /** Length of `bytes` without a trailing, incomplete multi-byte sequence (at most 3 bytes go). */
