@@ -117,12 +117,14 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 /**
  * CONTRACT §1 (CSRF): `Origin` equal to the dashboard's origin, or `Sec-Fetch-Site: same-origin`,
  * or a safe method with neither header (old browsers, links typed by hand). Anything else,
- * unsafe methods without either header included, leaves the cookie out: no credentials.
+ * unsafe methods without either header included, leaves the cookie out: no credentials. An
+ * `Origin` that is another's decides even beside `Sec-Fetch-Site: same-origin` (no browser
+ * sends that pair; a request that does is no browser's of ours).
  */
 function cookieMayAuthorize(c: Context): boolean {
   const origin = c.req.header("origin");
   const fetchSite = c.req.header("sec-fetch-site");
-  if (origin !== undefined && isDashboardOrigin(origin, c.req.header("host"))) return true;
+  if (origin !== undefined) return isDashboardOrigin(origin, c.req.header("host"));
   if (fetchSite?.trim().toLowerCase() === "same-origin") return true;
   return origin === undefined && fetchSite === undefined && SAFE_METHODS.has(c.req.method);
 }

@@ -40,6 +40,8 @@ describe("the dashboard's next-auth cookie", () => {
     expect(await patch({ "sec-fetch-site": "cross-site" })).toMatchObject(refused);
     expect(await patch({ "sec-fetch-site": "same-site" })).toMatchObject(refused);
     expect(await patch({ origin: "http://evil.example", "sec-fetch-site": "cross-site" })).toMatchObject(refused);
+    // Signals that contradict each other: another origin decides.
+    expect(await patch({ origin: "http://evil.example", "sec-fetch-site": "same-origin" })).toMatchObject(refused);
     // An unsafe method with neither header: a form post from an old browser, or a script. Refused.
     expect(await patch({})).toMatchObject(refused);
     expect((await server.request("/api/user/", { headers: { cookie } })).body.name).toBe("Cookie");
