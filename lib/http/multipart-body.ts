@@ -18,7 +18,8 @@ import { JSON_BODY_LIMIT } from "./json-body";
  *   (a trailing `[n]` dropped: repeated file parts of one name are the array; other indexes are
  *   array elements, `rows[0].scan` -> `rows.0.scan`) and its readable stream, which the callback
  *   must consume (or `resume()`); its promise is awaited before the reader returns. Without
- *   `onFile`, a file part is a 415 (its bytes are drained).
+ *   `onFile`, a file part is a 415 (its bytes are drained). A part with `filename=""` and no
+ *   bytes (a form's file input left empty) is no part at all.
  * - The fields returned hold the containers file parts need (`rows: [{}]` for `rows[0].scan`,
  *   `meta: {}` for `meta.avatar`), built and checked for conflicts with the value parts as one
  *   body: a file under a value that is no object (`meta="x"` and the file `meta.avatar`) is 400,
@@ -73,7 +74,7 @@ export async function readMultipart(request: Request, body: Readable | undefined
   // A value part and a file part for one property (however spelled: `photo` and `photo[0]`,
   // `meta.avatar` and `meta[avatar]`), or a value inside a file's property (`photo.name`), would
   // be two values for one property: the file would silently win.
-  const fileProperties: { name: string; property: string; path: Segment[] }[] = [];
+  const fileProperties: { name: string; property: string; path: Segment[]; none?: boolean }[] = [];
   const valueProperties: { name: string; property: string }[] = [];
   const clash = (value: string, file: string) => value === file || value.startsWith(`${file}.`);
   const bothKinds = (valueName: string, fileName: string) =>
@@ -136,18 +137,25 @@ export async function readMultipart(request: Request, body: Readable | undefined
     let path: Segment[];
     let index: number | undefined;
     let filename: string;
+    let entry: (typeof fileProperties)[number];
     try {
       ({ property, path, index } = filePropertyName(name));
       filename = decodeFileName(info.filename ?? "");
       const value = valueProperties.find((v) => clash(v.property, property));
       if (value) throw bothKinds(value.name, name);
-      fileProperties.push({ name, property, path });
+      entry = { name, property, path };
+      fileProperties.push(entry);
     } catch (error) {
       fail(error as Error);
       stream.resume();
       return;
     }
-    pending.push(Promise.resolve(options.onFile(property, filename, stream, { ...info, filename, index } as FileInfo)).catch((error) => void fail(error)));
+    const onFile = options.onFile;
+    const take = () => onFile(property, filename, stream, { ...info, filename, index } as FileInfo);
+    // A file input left empty: browsers send the part with `filename=""` and no bytes. No file,
+    // as every form handler reads it (it replaced the file a PATCH meant to keep).
+    const taken = filename === "" ? hasBytes(stream).then((any) => (any ? take() : void (entry.none = true))) : take();
+    pending.push(Promise.resolve(taken).catch((error) => void fail(error)));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -161,11 +169,32 @@ export async function readMultipart(request: Request, body: Readable | undefined
   // Values first, then one placeholder per file property: a value object may hold a file
   // (`meta={"k":1}` beside the file `meta.avatar`) whatever order the parts came in.
   const placed = new Set<string>();
-  const placeholders = fileProperties.filter((f) => !placed.has(f.property) && placed.add(f.property));
+  const placeholders = fileProperties.filter((f) => !f.none && !placed.has(f.property) && placed.add(f.property));
   const fields = assemble([...assignments, ...placeholders.map((f) => ({ name: f.name, path: f.path, value: FILE_PART }))]);
   dropFilePlaceholders(fields);
   checkJsonInput(fields, "Multipart body");
   return fields;
+}
+
+/**
+ * Whether the stream holds any byte, found without losing one: the first chunk read goes back at
+ * once (in the same turn, before the stream could emit 'end'), and the stream stays paused.
+ */
+function hasBytes(stream: Readable): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    const done = (any: boolean) => {
+      stream.off("readable", readable).off("end", ended).off("error", reject);
+      resolve(any);
+    };
+    const readable = () => {
+      const chunk = stream.read() as Buffer | null;
+      if (chunk === null) return;
+      stream.unshift(chunk);
+      done(true);
+    };
+    const ended = () => done(false);
+    stream.on("readable", readable).once("end", ended).once("error", reject);
+  });
 }
 
 /** Where a file part's record goes: the file layer puts it there once the bytes are stored. */

@@ -517,6 +517,28 @@ describe("multipart bodies of JSON literals", () => {
     expect(refused.body.message).toBe("Part rows[1].scan: no part gives index 0 of its array");
   });
 
+  it("a file input left empty (filename=\"\", no bytes) is no part: a form's PATCH keeps the file it holds", async () => {
+    const first = new FormData();
+    first.append("_id", '"form"');
+    first.append("title", '"v1"');
+    first.append("photo", new Blob(["bytes"], { type: "text/plain" }), "a.txt");
+    const created = await t.server.request(docs("multi"), as({ body: first }));
+    expect(created.status, created.text).toBe(201);
+    const edit = new FormData();
+    edit.append("title", '"v2"');
+    edit.append("photo", new Blob([], { type: "application/octet-stream" }), "");
+    edit.append("meta.scan", new Blob([], { type: "application/octet-stream" }), "");
+    const patched = await t.server.request(`${docs("multi")}form/`, as({ method: "PATCH", body: edit }));
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body).toEqual({ _id: "form", title: "v2", photo: created.body.photo });
+    // With bytes, a part without a file name is a file all the same.
+    const nameless = new FormData();
+    nameless.append("photo", new Blob(["new"], { type: "application/octet-stream" }), "");
+    const replaced = await t.server.request(`${docs("multi")}form/`, as({ method: "PATCH", body: nameless }));
+    expect(replaced.status, replaced.text).toBe(200);
+    expect(replaced.body.photo, JSON.stringify(replaced.body.photo)).toMatchObject({ name: "", size: 3 });
+  });
+
   it("a multipart PATCH replaces the top-level key a file part names, as a value part's (it merged into it)", async () => {
     expect((await t.server.request(`${docs("multi")}patched/`, as({ method: "PUT", json: { meta: { a: 1, b: 2 }, keep: true } }))).status).toBe(201);
     const data = new FormData();
