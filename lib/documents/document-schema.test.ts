@@ -68,4 +68,46 @@ describe("Arca's types in a list of types, immutables inside arrays", () => {
     expect(checkImmutable(before, { items: [{ k: "a" }, { k: "b" }, { k: "c" }] }, compiled)).toEqual([]);
     expect(checkImmutable(before, { items: [{ k: "a" }, { k: "x" }] }, compiled)).toEqual([{ property: "items.1.k", message: "is immutable and cannot be changed" }]);
   });
+
+  it("Arca's keywords apply through a $ref to definitions as they do in place", () => {
+    const address = { type: "object", properties: { city: { type: "string", required: true }, since: { type: "datetime" }, code: { type: "string", immutable: true } } };
+    const viaRef = compileSchema({ type: "object", definitions: { address }, properties: { home: { $ref: "#/definitions/address" }, work: { $ref: "#/definitions/address" } } }, { checkArca: true });
+    expect(viaRef.validate({ home: { city: "c" } })).toEqual([]);
+    expect(viaRef.validate({ home: {} }).map((e) => e.property)).toEqual(["home.city"]);
+    expect(viaRef.validate({ home: { city: "c", extra: 1 } }).map((e) => e.property)).toEqual(["home.extra"]);
+    expect(viaRef.datetimes).toEqual([["home", "since"], ["work", "since"]]);
+    const doc = { home: { city: "c", since: "2020-01-01T00:00:00+01:00" } };
+    normalizeDatetimes(doc, viaRef);
+    expect(doc.home.since).toBe("2019-12-31T23:00:00.000Z");
+    expect(checkImmutable({ work: { code: "a" } }, { work: { code: "b" } }, viaRef)).toHaveLength(1);
+  });
+
+  it("a recursive $ref works for validation; Arca's keywords there, under patternProperties or processors in definitions are refused at save", () => {
+    const tree = { type: "object", properties: { name: { type: "string" }, children: { type: "array", items: { $ref: "#/definitions/node" } } } };
+    const recursive = compileSchema({ type: "object", definitions: { node: tree }, properties: { root: { $ref: "#/definitions/node" } } }, { checkArca: true });
+    expect(recursive.validate({ root: { name: "a", children: [{ name: "b", children: [] }] } })).toEqual([]);
+    expect(recursive.validate({ root: { name: "a", children: [{ name: 1 }] } })).toHaveLength(1);
+    const refused = (schema: Record<string, unknown>) => {
+      try {
+        compileSchema(schema, { checkArca: true });
+      } catch (error) {
+        return (error as { errors?: { property: string }[] }).errors?.map((e) => e.property);
+      }
+      return undefined;
+    };
+    const datedTree = { type: "object", properties: { at: { type: "datetime" }, children: { type: "array", items: { $ref: "#/definitions/node" } } } };
+    expect(refused({ type: "object", definitions: { node: datedTree }, properties: { root: { $ref: "#/definitions/node" } } })).toEqual(["schema.definitions.node"]);
+    expect(refused({ type: "object", properties: { m: { type: "object", patternProperties: { "^x": { type: "datetime" } } } } })).toEqual(["schema.m.patternProperties.^x"]);
+    expect(refused({ type: "object", definitions: { h: { type: "string", processors: [{ name: "md5", in: { text: { property: "a" } } }] } }, properties: { a: { type: "string" } } })).toEqual(["schema.definitions.h"]);
+    // Plain types under patternProperties translate (required: true too), and stored schemas compile.
+    const patterned = compileSchema({ type: "object", patternProperties: { "^o_": { type: "object", properties: { k: { type: "number", required: true } } } }, additionalProperties: false });
+    expect(patterned.validate({ o_1: { k: 1 } })).toEqual([]);
+    expect(patterned.validate({ o_1: {} })).toHaveLength(1);
+  });
+
+  it("_id is allowed at the top under additionalProperties: false without properties", () => {
+    expect(compileSchema({ type: "object", additionalProperties: false }).validate({ _id: "x" })).toEqual([]);
+    expect(compileSchema({ type: "object", additionalProperties: false }).validate({ _id: "x", y: 1 }).map((e) => e.property)).toEqual(["y"]);
+    expect(compileSchema({ type: "object", patternProperties: { "^x": {} }, additionalProperties: false }).validate({ _id: "x", x1: 1 })).toEqual([]);
+  });
 });

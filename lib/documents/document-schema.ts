@@ -37,12 +37,16 @@ const DEFORM_KEYWORDS = ["immutable", "position", "processors"];
  * schemas are compiled without it, so a write never fails on what its schema was saved with.
  */
 export function compileSchema(schema: Record<string, unknown>, options: { checkArca?: boolean } = {}): CompiledSchema {
-  const info: Omit<CompiledSchema, "validate"> = { datetimes: [], immutables: [], embeds: [], files: [] };
+  const definitions = schema.definitions && typeof schema.definitions === "object" && !Array.isArray(schema.definitions) ? (schema.definitions as Record<string, unknown>) : {};
+  const info: Translation = { datetimes: [], immutables: [], embeds: [], files: [], definitions, resolving: new Set(), lost: [] };
   const standard = translate(schema, [], info, true) as Record<string, unknown>;
   if (options.checkArca) {
     const unnamed = embedsWithoutCollection(schema, []);
     if (unnamed.length)
       throw validationError("Validation error", unnamed.map((path) => ({ property: `schema.properties.${path.join(".properties.")}.collection`, message: "an embed names the collection it reads from" })));
+    const lost = [...new Set(info.lost)];
+    if (lost.length)
+      throw validationError("Validation error", lost.map((property) => ({ property, message: "Arca's keywords (datetime, embed, file, immutable, processors) need a fixed place: not under patternProperties, in a recursive $ref or (processors) in definitions" })));
   }
   let validate: ValidateFunction;
   try {
@@ -51,7 +55,10 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
     throw validationError("Validation error", [{ property: "schema", message: (error as Error).message }]);
   }
   return {
-    ...info,
+    datetimes: info.datetimes,
+    immutables: info.immutables,
+    embeds: info.embeds,
+    files: info.files,
     validate(doc) {
       if (validate(doc)) return [];
       return (validate.errors ?? []).map(propertyError);
@@ -69,9 +76,39 @@ function embedsWithoutCollection(node: unknown, path: string[]): string[][] {
   return found;
 }
 
-function translate(node: unknown, path: string[], info: Omit<CompiledSchema, "validate">, root = false): unknown {
+/**
+ * What a translation collects (the compiled schema's paths) and needs: the root's `definitions`,
+ * which a local `$ref` is inlined from so that Arca's keywords apply through it as they do in
+ * place (a reference back into one being inlined stays a `$ref`), and `lost`: where an Arca
+ * keyword sits that has no fixed path to apply at (refused when the schema is saved).
+ */
+interface Translation extends Omit<CompiledSchema, "validate"> {
+  definitions: Record<string, unknown>;
+  resolving: Set<string>;
+  lost: string[];
+}
+
+const DEFINITION_REF = "#/definitions/";
+
+function translate(node: unknown, path: string[], info: Translation, root = false): unknown {
   if (!node || typeof node !== "object" || Array.isArray(node)) return node;
   const source = node as Record<string, unknown>;
+  if (typeof source.$ref === "string" && source.$ref.startsWith(DEFINITION_REF)) {
+    const name = decodePointer(source.$ref.slice(DEFINITION_REF.length));
+    if (Object.hasOwn(info.definitions, name)) {
+      if (info.resolving.has(name)) {
+        if (hasArcaKeywords(info.definitions[name])) info.lost.push(`schema.definitions.${name}`);
+        return source;
+      }
+      info.resolving.add(name);
+      try {
+        // Draft 4: a `$ref` object's other keys are ignored, so the definition stands in for it.
+        return translate(info.definitions[name], path, info);
+      } finally {
+        info.resolving.delete(name);
+      }
+    }
+  }
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(source)) {
     if (DEFORM_KEYWORDS.includes(key)) continue;
@@ -141,7 +178,58 @@ function translate(node: unknown, path: string[], info: Omit<CompiledSchema, "va
   for (const key of ["allOf", "anyOf", "oneOf"])
     if (Array.isArray(source[key])) out[key] = (source[key] as unknown[]).map((s) => translate(s, path, info));
   if (source.not) out.not = translate(source.not, path, info);
+  // Kept for references that stay `$ref` (recursive ones); what they hold has no fixed path.
+  if (root && source.definitions && typeof source.definitions === "object" && !Array.isArray(source.definitions)) {
+    const defined: Record<string, unknown> = {};
+    for (const [name, definition] of Object.entries(source.definitions as Record<string, unknown>)) {
+      if (hasProcessors(definition)) info.lost.push(`schema.definitions.${name}`);
+      defined[name] = translate(definition, [], pathless(info));
+    }
+    out.definitions = defined;
+  }
+  if (source.patternProperties && typeof source.patternProperties === "object" && !Array.isArray(source.patternProperties)) {
+    const patterned: Record<string, unknown> = {};
+    for (const [pattern, child] of Object.entries(source.patternProperties as Record<string, unknown>)) {
+      if (hasArcaKeywords(child)) info.lost.push(`schema.${[...path, "patternProperties", pattern].join(".")}`);
+      patterned[pattern] = translate(child, [], pathless(info));
+    }
+    out.patternProperties = patterned;
+  }
+  // `_id` is always allowed at the top, with or without `properties`.
+  if (root && out.additionalProperties === false && !out.properties) out.properties = { _id: { type: "string" } };
   return out;
+}
+
+/** A translation whose paths go nowhere: for subschemas no fixed document path leads to. */
+function pathless(info: Translation): Translation {
+  return { ...info, datetimes: [], immutables: [], embeds: [], files: [] };
+}
+
+function decodePointer(token: string): string {
+  try {
+    return decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
+  } catch {
+    return token;
+  }
+}
+
+const ARCA_TYPES = new Set(["datetime", "embed", "file"]);
+
+/** Whether a subschema uses a keyword only Arca acts on at a document path. */
+function hasArcaKeywords(node: unknown): boolean {
+  if (!node || typeof node !== "object") return false;
+  if (Array.isArray(node)) return node.some(hasArcaKeywords);
+  const source = node as Record<string, unknown>;
+  const types = Array.isArray(source.type) ? source.type : [source.type];
+  if (types.some((t) => typeof t === "string" && ARCA_TYPES.has(t)) || source.immutable === true || source.processors !== undefined) return true;
+  return Object.entries(source).some(([key, value]) => key !== "enum" && key !== "const" && key !== "default" && hasArcaKeywords(value));
+}
+
+function hasProcessors(node: unknown): boolean {
+  if (!node || typeof node !== "object") return false;
+  if (Array.isArray(node)) return node.some(hasProcessors);
+  const source = node as Record<string, unknown>;
+  return source.processors !== undefined || Object.entries(source).some(([key, value]) => key !== "enum" && key !== "const" && key !== "default" && hasProcessors(value));
 }
 
 function propertyError(error: ErrorObject): PropertyError {
