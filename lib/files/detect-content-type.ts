@@ -84,9 +84,17 @@ const SEED_SPELLING: Readonly<Record<string, string>> = {
   "application/vnd.rar": "application/x-rar-compressed",
   "application/x-msdos-program": "application/x-msdownload",
   "application/x.ms.shortcut": "application/x-ms-shortcut",
+  "application/x-deb": "application/x-debian-package",
+  "application/vnd.debian.binary-package": "application/x-debian-package",
+  "image/mj2": "video/mj2",
+  "image/jpm": "video/jpm",
+  "application/eps": "application/postscript",
+  "audio/x-s3m": "audio/s3m",
+  "audio/x-xm": "audio/xm",
 };
 
-function canonical(type: string | undefined): string | undefined {
+/** A type as the seed's list spells it (its essence, lower case, older registrations' names). */
+export function canonical(type: string | undefined): string | undefined {
   if (!type) return undefined;
   // file-type reports e.g. `audio/ogg; codecs=opus`; the type is the essence.
   const essence = type.split(";", 1)[0].trim().toLowerCase();
