@@ -118,9 +118,10 @@ export async function writeDocumentWithFiles(
     };
 
     const limited = scope.filesSizeLimit > 0;
+    // Either limit makes this the write whose end the warnings look at (lib/projects/counters.ts).
     return await withFreshState(projectId, collectionId, (fresh) =>
       transaction((client) =>
-        withLimitCheck(client, projectId, limited, async () => {
+        withLimitCheck(client, projectId, limited || scope.dataSizeLimit > 0, async () => {
           // Under a files size limit the check is of the write as a whole (CONTRACT §2: a write
           // that would pass the limit): the files it adds less those its document lets go, so a
           // file replaced by one no larger is never refused. The project row is locked meanwhile.

@@ -53,11 +53,20 @@ export async function withLimitCheck<T>(db: Queryable, projectId: string, limite
   const lock = (client: Queryable) => query(sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`, client);
   // Still holding the lock, tell the owner if this write brought the project near a limit (CONTRACT §2).
   if (isTransactionClient(db)) {
+    // Inside another write's check (a document replaced within an upload): that one holds the
+    // lock and looks at usage once the whole write is done. Looking here, between the new file's
+    // row and the release of the old one, warned of both sizes added up.
+    if (checking.has(db)) return work(db);
     await lock(db);
-    const result = await work(db);
-    const warnings = await claimLimitWarnings(db, projectId);
-    if (warnings.length) onCommit(db, () => mailLimitWarnings(warnings));
-    return result;
+    checking.add(db);
+    try {
+      const result = await work(db);
+      const warnings = await claimLimitWarnings(db, projectId);
+      if (warnings.length) onCommit(db, () => mailLimitWarnings(warnings));
+      return result;
+    } finally {
+      checking.delete(db);
+    }
   }
   const [result, warnings] = await transaction(async (client) => {
     await lock(client);
@@ -67,6 +76,9 @@ export async function withLimitCheck<T>(db: Queryable, projectId: string, limite
   mailLimitWarnings(warnings);
   return result;
 }
+
+/** Transaction clients inside a `withLimitCheck` now. */
+const checking = new WeakSet<object>();
 
 function isTransactionClient(db: Queryable): db is pg.PoolClient {
   // Callers hand a pool client only from inside `transaction()`; the pool itself has no release.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { apiSuite } from "../../testing/api-suite";
+import { ownerWithProject, opaqueBytes } from "../../testing/fixtures";
 import { form } from "./files-helpers";
 
 /** CONTRACT §2: at 80 % of a limit a notification is written and mailed once. */
@@ -42,5 +43,24 @@ describe("limit warnings", () => {
     expect(upload.status, upload.text).toBe(201);
     const all = await notifications();
     expect(all.some((n) => /^Files size at 8\d % of the limit$/.test(n.subject))).toBe(true);
+  });
+
+  it("a file replaced by a smaller one, with both limits set, warns of nothing (it added both sizes up)", async () => {
+    const owner = await ownerWithProject(t.server);
+    const mine = { project: owner.project, token: owner.token };
+    await t.server.request(`/api/user/projects/${owner.project}/`, { session: owner.session, method: "PATCH", json: { settings: { files_size_limit: 100, data_size_limit: 100_000 } } });
+    const created = await t.server.request("/api/collections/c/documents/", { ...mine, body: form([["_id", '"f1"'], ["bin", opaqueBytes(60), "a.bin"]]) });
+    expect(created.status, created.text).toBe(201);
+    for (const size of [50, 55, 50]) {
+      const replaced = await t.server.request("/api/collections/c/documents/f1/", { ...mine, method: "PATCH", body: form([["bin", opaqueBytes(size), "b.bin"]]) });
+      expect(replaced.status, replaced.text).toBe(200);
+    }
+    const listed = await t.server.request("/api/collections/_notification/documents/", mine);
+    expect(listed.body.items.filter((n: { subject: string }) => /size at/.test(n.subject))).toEqual([]);
+    // A real crossing still warns, once.
+    const crossing = await t.server.request("/api/collections/c/documents/f1/", { ...mine, method: "PATCH", body: form([["bin", opaqueBytes(90), "c.bin"]]) });
+    expect(crossing.status, crossing.text).toBe(200);
+    const after = await t.server.request("/api/collections/_notification/documents/", mine);
+    expect(after.body.items.map((n: { subject: string }) => n.subject).filter((s: string) => /size at/.test(s))).toEqual(["Files size at 90 % of the limit"]);
   });
 });
