@@ -3,7 +3,7 @@ import { checkDocumentFileRecords } from "../files/document-file-records";
 import { fileRecordsIn, type FileRecord } from "../files/file-record";
 import { hasProcessors, processDocument, type ProcessingContext } from "../processors/process-document";
 import type { CollectionState } from "./collection-state";
-import { checkImmutable, normalizeDatetimes, schemaFor } from "./document-schema";
+import { checkImmutable, normalizeDatetimes, schemaFor, visit, type CompiledSchema } from "./document-schema";
 
 /**
  * The document as it will be stored: `_id` first, run through the schema's processors (given
@@ -37,9 +37,24 @@ export async function prepareDocument(
     // And what they made: a vendor's answer is no more a file record of this document than a client's.
     await checkDocumentFileRecords(processing.db, target, doc, own, compiled.files);
   }
+  storeEmbedsAsKeys(doc, compiled);
   const errors = compiled.validate(doc);
   if (before) errors.push(...checkImmutable(before, doc, compiled));
   if (errors.length) throw validationError("Validation error", errors);
   normalizeDatetimes(doc, compiled);
   return doc;
+}
+
+/**
+ * An `embed` is stored as the other document's key, and reads answer the document itself: a
+ * document read and written back (the usual edit) carries that document, which stands for its
+ * key. Anything else there is left for the schema to refuse.
+ */
+function storeEmbedsAsKeys(doc: Record<string, unknown>, compiled: CompiledSchema): void {
+  for (const { path, field } of compiled.embeds)
+    visit(doc, path, (value, set) => {
+      if (!value || typeof value !== "object" || Array.isArray(value) || !Object.hasOwn(value, field)) return;
+      const key = (value as Record<string, unknown>)[field];
+      if (typeof key === "string" || typeof key === "number") set(key);
+    });
 }

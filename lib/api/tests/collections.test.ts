@@ -184,6 +184,14 @@ describe("schemas", () => {
     }
     const { rows } = await t.db.query("SELECT data FROM documents WHERE project_id = $1 AND collection_id = 'articles' AND id = 'a2'", [t.owner.project]);
     expect(rows[0].data.author).toBe("ann");
+    // Written back as read (the embedded document in place of its key), it is stored as the key.
+    const asRead = (await t.server.request(`${docs("articles")}a2/`, as())).body;
+    const saved = await t.server.request(`${docs("articles")}a2/`, as({ method: "PUT", json: { ...asRead, title: "E2" } }));
+    expect(saved.status, saved.text).toBe(200);
+    const again = await t.db.query("SELECT data FROM documents WHERE project_id = $1 AND collection_id = 'articles' AND id = 'a2'", [t.owner.project]);
+    expect(again.rows[0].data).toMatchObject({ title: "E2", author: "ann" });
+    // An object without the key is still refused.
+    expect((await t.server.request(`${docs("articles")}a2/`, as({ method: "PATCH", json: { author: { name: "Ann" } } }))).status).toBe(422);
   });
 
   it("file properties take only an uploaded file: an object of the client's making is 422 naming the property", async () => {
