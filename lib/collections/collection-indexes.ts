@@ -34,6 +34,11 @@ function configurationOf(language: string): string | undefined {
 }
 
 const PROPERTY = /^[^.$\u0000][^\u0000]*$/;
+const KEYS: Record<string, ReadonlySet<string>> = {
+  simple: new Set(["type", "property", "unique"]),
+  compound: new Set(["type", "properties", "unique"]),
+  text: new Set(["type", "property", "language", "unique"]),
+};
 
 /** Validates and normalizes an `indexes` value (422 naming `indexes.<i>`). */
 export function parseIndexes(value: unknown): IndexSpec[] {
@@ -41,13 +46,17 @@ export function parseIndexes(value: unknown): IndexSpec[] {
   const errors: PropertyError[] = [];
   if (!Array.isArray(value)) throw validationError("Validation error", [{ property: "indexes", message: "must be an array" }]);
   const specs: IndexSpec[] = [];
+  const seen = new Map<string, number>();
   value.forEach((entry, i) => {
     const at = `indexes.${i}`;
+    const before = specs.length;
     if (!entry || typeof entry !== "object" || Array.isArray(entry)) return void errors.push({ property: at, message: "must be an object" });
     const e = entry as Record<string, unknown>;
     const unique = e.unique === undefined ? false : e.unique;
     if (typeof unique !== "boolean") errors.push({ property: `${at}.unique`, message: "must be a boolean" });
-    const validProperty = (p: unknown) => typeof p === "string" && PROPERTY.test(p) && !p.split(".").some((s) => s === "");
+    const validProperty = (p: unknown) => typeof p === "string" && PROPERTY.test(p) && !p.split(".").some((s) => s === "" || s === "__proto__");
+    const keys = KEYS[e.type as string];
+    if (keys) for (const key of Object.keys(e)) if (!keys.has(key)) errors.push({ property: `${at}.${key}`, message: `is not a key of a ${e.type as string} index` });
     switch (e.type) {
       case "simple":
         if (!validProperty(e.property)) errors.push({ property: `${at}.property`, message: "must be a property path" });
@@ -68,6 +77,14 @@ export function parseIndexes(value: unknown): IndexSpec[] {
       }
       default:
         errors.push({ property: `${at}.type`, message: "must be simple, compound or text" });
+    }
+    // The same index twice would be built twice and kept in step on every write, for nothing.
+    if (specs.length > before) {
+      const spec = specs[specs.length - 1];
+      const key = JSON.stringify(spec.type === "compound" ? [spec.type, spec.properties, spec.unique] : spec.type === "simple" ? [spec.type, spec.property, spec.unique] : [spec.type, spec.property]);
+      const first = seen.get(key);
+      if (first !== undefined) errors.push({ property: at, message: `is the same index as indexes.${first}` });
+      else seen.set(key, i);
     }
   });
   if (specs.filter((s) => s.type === "text").length > 1)

@@ -359,6 +359,26 @@ async function statementRunning(prefix: string) {
   }
 }
 
+describe("index definitions", () => {
+  it("an unknown key, a __proto__ path or the same index twice is 422 naming it; nothing saved", async () => {
+    const cases: [unknown[], { property: string; message: string }][] = [
+      [[{ type: "simple", property: "a", extra: 1 }], { property: "indexes.0.extra", message: "is not a key of a simple index" }],
+      [[{ type: "simple", property: "a.__proto__" }], { property: "indexes.0.property", message: "must be a property path" }],
+      [[{ type: "compound", properties: ["__proto__", "b"] }], { property: "indexes.0.properties", message: "must be an array of property paths" }],
+      [[{ type: "simple", property: "a" }, { type: "simple", property: "a", unique: false }], { property: "indexes.1", message: "is the same index as indexes.0" }],
+    ];
+    for (const [indexes, error] of cases) {
+      const res = await t.server.request("/api/collections/indexed-badly/", as({ method: "PUT", json: { indexes } }));
+      expect(res.status, JSON.stringify(indexes)).toBe(422);
+      expect(res.body.errors).toEqual([error]);
+    }
+    expect((await t.server.request("/api/collections/indexed-badly/", as())).status).toBe(404);
+    // A unique and a plain index on one property are two indexes.
+    const both = await t.server.request("/api/collections/indexed-well/", as({ method: "PUT", json: { indexes: [{ type: "simple", property: "a" }, { type: "simple", property: "a", unique: true }, { type: "text", property: "a", language: "en", unique: false }] } }));
+    expect(both.status, both.text).toBe(201);
+  });
+});
+
 describe("patterns in collection schemas (draft 4)", () => {
   it("each schema's pattern is its own (the validator once reused the process's first pattern for all)", async () => {
     const initials = { type: "object", properties: { name: { type: "string", pattern: "^A" } } };
