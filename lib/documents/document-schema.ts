@@ -217,19 +217,22 @@ const ARCA_TYPES = new Set(["datetime", "embed", "file"]);
 
 /** Whether a subschema uses a keyword only Arca acts on at a document path. */
 function hasArcaKeywords(node: unknown): boolean {
-  if (!node || typeof node !== "object") return false;
-  if (Array.isArray(node)) return node.some(hasArcaKeywords);
-  const source = node as Record<string, unknown>;
-  const types = Array.isArray(source.type) ? source.type : [source.type];
-  if (types.some((t) => typeof t === "string" && ARCA_TYPES.has(t)) || source.immutable === true || source.processors !== undefined) return true;
-  return Object.entries(source).some(([key, value]) => key !== "enum" && key !== "const" && key !== "default" && hasArcaKeywords(value));
+  return anySubschema(node, (schema) => {
+    const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+    return types.some((t) => typeof t === "string" && ARCA_TYPES.has(t)) || schema.immutable === true || schema.processors !== undefined;
+  });
 }
 
 function hasProcessors(node: unknown): boolean {
+  return anySubschema(node, (schema) => schema.processors !== undefined);
+}
+
+/** Whether `test` holds of `node` or of any schema inside it (`enum`, `const` and `default` hold data, not schemas). */
+function anySubschema(node: unknown, test: (schema: Record<string, unknown>) => boolean): boolean {
   if (!node || typeof node !== "object") return false;
-  if (Array.isArray(node)) return node.some(hasProcessors);
-  const source = node as Record<string, unknown>;
-  return source.processors !== undefined || Object.entries(source).some(([key, value]) => key !== "enum" && key !== "const" && key !== "default" && hasProcessors(value));
+  if (Array.isArray(node)) return node.some((item) => anySubschema(item, test));
+  const schema = node as Record<string, unknown>;
+  return test(schema) || Object.entries(schema).some(([key, value]) => key !== "enum" && key !== "const" && key !== "default" && anySubschema(value, test));
 }
 
 function propertyError(error: ErrorObject): PropertyError {
