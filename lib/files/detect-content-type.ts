@@ -123,9 +123,7 @@ function refines(byMagic: string, byName: string): boolean {
  */
 function isText(head: Uint8Array): boolean {
   const sample = head.subarray(0, dropIncompleteTail(head));
-  for (const byte of sample) {
-    if (byte < 0x20 && !(byte >= 0x09 && byte <= 0x0d) && byte !== 0x1b) return false;
-  }
+  for (const byte of sample) if (isForeignControl(byte)) return false;
   return isUtf8(sample);
 }
 
@@ -144,11 +142,13 @@ function isUtf16Text(head: Uint8Array): boolean {
   } catch {
     return false;
   }
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x20 && !(code >= 0x09 && code <= 0x0d) && code !== 0x1b) return false;
-  }
+  for (let i = 0; i < text.length; i++) if (isForeignControl(text.charCodeAt(i))) return false;
   return true;
+}
+
+/** A C0 control that never occurs in text (NUL, most of 0x01-0x1F; tab, line ends and ESC do). */
+function isForeignControl(code: number): boolean {
+  return code < 0x20 && !(code >= 0x09 && code <= 0x0d) && code !== 0x1b;
 }
 
 /** Length of `bytes` without a trailing, incomplete multi-byte sequence (at most 3 bytes go). */
