@@ -14,7 +14,7 @@ import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
 import { readJsonValue, readJsonObject } from "../http/json-body";
 import { pathParam, type ProjectRoutes } from "../http/project-routes";
-import { listInMemory } from "../lists/list-in-memory";
+import { listInMemory, recordsMatching } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
 import { projectFields } from "../lists/project-fields";
@@ -54,8 +54,8 @@ export function bindHooksApi(app: ProjectRoutes): void {
           const { filter } = await readActionBody(c);
           filterReads(filter, () => allow(c, "read"));
           const hooks = await listHooks(c.get("project")._id);
-          const { items } = listInMemory(hooks as unknown as Record<string, unknown>[], { ...readListQuery(new URLSearchParams(), {}), filter, perPage: Number.MAX_SAFE_INTEGER });
-          return c.json({ deleted: await deleteHooks(c.get("project")._id, items.map((h) => String(h._id))) });
+          const matching = recordsMatching(hooks as unknown as Record<string, unknown>[], filter);
+          return c.json({ deleted: await deleteHooks(c.get("project")._id, matching.map((h) => String(h._id))) });
         },
       },
       async (c) => {
