@@ -2,7 +2,6 @@ export type { CompiledRegex, FilterNode, Json, OperatorNode } from "./types";
 export { parseFilter, parseFilterParam } from "./parse-filter";
 export { matchFilter } from "./match-filter";
 export { compileFilter, indexDefinitions, pathExpression, valuesExpression, type IndexDefinition } from "./compile-filter";
-export { compileSort, parseSort, type SortKey } from "./compile-sort";
 export { projectDocument, type Projection } from "./project-document";
 export { applyUpdate } from "./apply-update";
 export { quoteLiteral, textArrayLiteral } from "./sql-literal";
