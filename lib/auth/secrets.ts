@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 
 /** A random secret of `bytes` bytes (>= 16 gives >= 128 bits), URL-safe. */
 export function randomSecret(bytes = 24): string {
@@ -11,12 +11,6 @@ export function randomSecret(bytes = 24): string {
  */
 export function hashSecret(secret: string): string {
   return createHash("sha256").update(secret).digest("hex");
-}
-
-export function safeEqual(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 const processTag = randomBytes(5).toString("hex");

@@ -70,10 +70,6 @@ export async function joinFeed(subscriber: FeedSubscriber): Promise<{ hubPositio
   };
 }
 
-export function feedSubscriberCount(): number {
-  return holder.__arcaFeedHub?.count ?? 0;
-}
-
 async function ensureRunning(h: HubState): Promise<void> {
   if (h.loop) return;
   h.starting ??= (async () => {

@@ -16,10 +16,6 @@ export function errorResponse(c: Context, error: unknown): Response {
   return c.json({ message: "Internal error" }, 500);
 }
 
-export function pageNotFound(c: Context): Response {
-  return c.json({ message: "Page not found" }, 404);
-}
-
 function isClientAbort(error: unknown): boolean {
   const name = (error as { name?: string } | null)?.name;
   const code = (error as { code?: string } | null)?.code;

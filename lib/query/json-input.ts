@@ -66,8 +66,3 @@ export function checkJsonString(value: string, what = "Request"): string {
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
 }
-
-/** `target[key]` when it is `target`'s own property, else undefined (never the prototype's). */
-export function getOwn(target: object, key: string): unknown {
-  return Object.hasOwn(target, key) ? (target as Record<string, unknown>)[key] : undefined;
-}

@@ -113,11 +113,6 @@ export async function getDebugRecord(projectId: string, id: string): Promise<Deb
   return rows[0].record;
 }
 
-export async function countDebugRecords(projectId: string): Promise<number> {
-  const rows = await query<{ n: number }>(sql`SELECT count(*)::int AS n FROM debug_records WHERE project_id = ${projectId}`);
-  return rows[0]?.n ?? 0;
-}
-
 /** Credentials in every form (Authorization, cookies, `?token=` decoded), lib/auth/redact-credentials.ts. */
 function redactHeaders(headers: Headers): Record<string, string> {
   const result: Record<string, string> = {};

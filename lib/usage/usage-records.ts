@@ -39,11 +39,6 @@ export async function getUsage(projectId: string, id: string): Promise<UsageReco
   return usageRecord(rows[0]);
 }
 
-export async function countUsage(projectId: string): Promise<number> {
-  const rows = await query<{ n: number }>(sql`SELECT count(*)::int AS n FROM usage WHERE project_id = ${projectId}`);
-  return rows[0]?.n ?? 0;
-}
-
 function usageRecord(row: UsageRow): UsageRecord {
   return {
     _id: row.hour.toISOString().slice(0, 13),
