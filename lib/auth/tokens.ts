@@ -89,8 +89,9 @@ export async function updateToken(
 ): Promise<TokenView> {
   const id = await tokenIdOf(projectId, key);
   if (!id) throw notFound("Document not found.");
-  // The body's `_id`, when sent, is the key used or the token's id (a record read back), never another.
-  if (body._id !== undefined && body._id !== key && body._id !== id)
+  // The body's `_id`, when sent, is the path's key (a record read back through it shows that key).
+  // Accepting the token's id as well under a secret would tell a caller which id the secret has.
+  if (body._id !== undefined && body._id !== key)
     throw invalid("_id", mode === "replace" ? "must match the id in the path" : "cannot be changed");
   // Merged with the token as it is under its lock: concurrent PATCHes of different keys (a
   // deactivation, a rename) both take; the later never writes back what the earlier read.

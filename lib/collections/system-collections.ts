@@ -106,7 +106,7 @@ export const SYSTEM_SCHEMAS: Record<(typeof SYSTEM_COLLECTIONS)[number], Schema>
     _id: required(string()),
     name: string(),
     collection: required(string()),
-    conditions: open,
+    conditions: { ...open, type: ["object", "null"] },
     method: string({ enum: ["POST", "PUT", "PATCH", "GET", "DELETE"], default: "POST" }),
     url: required(string({ format: "uri" })),
     headers: object({}, { additionalProperties: { type: "string" } }),

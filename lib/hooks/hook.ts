@@ -100,6 +100,9 @@ export async function parseHook(id: string, body: Record<string, unknown>, base?
           for (const [name, headerValue] of Object.entries(value)) {
             if (!HEADER_NAME.test(name) || RESERVED_HEADERS.has(name.toLowerCase())) fail("is not a header a hook may set", `headers.${name}`);
             else if (typeof headerValue !== "string" || /[\r\n\0]/.test(headerValue)) fail("must be a string on one line", `headers.${name}`);
+            // HTTP sends a header value's characters as single bytes: anything past ASCII would
+            // reach the receiver as Latin-1 mojibake or, past U+00FF, fail every delivery.
+            else if (!PRINTABLE_ASCII.test(headerValue)) fail("must be printable ASCII (HTTP header values are bytes)", `headers.${name}`);
             else headers[name] = headerValue;
           }
           hook.headers = headers;
@@ -136,8 +139,12 @@ export async function parseHook(id: string, body: Record<string, unknown>, base?
         break;
       case "secret":
         if (value === null) hook.secret = "";
-        else if (typeof value === "string" && value.length <= 1024) hook.secret = value;
-        else fail("must be a string");
+        else if (typeof value !== "string" || value.length > 1024) fail("must be a string of at most 1024 characters");
+        else {
+          const problem = secretProblem(value);
+          if (problem) fail(problem);
+          else hook.secret = value;
+        }
         break;
       case "is_active":
         if (typeof value === "boolean") hook.is_active = value;
@@ -176,6 +183,23 @@ async function resolvesPrivate(url: URL): Promise<boolean> {
 }
 
 const SAVE_LOOKUP_MS = 2_000;
+
+const PRINTABLE_ASCII = /^[\t\x20-\x7e]*$/;
+const STRICT_BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+
+/**
+ * A secret receivers can verify with the Standard Webhooks libraries (CONTRACT §8): `whsec_` and
+ * the key in standard base64 (an empty or loosely decoded key would sign with bytes no library
+ * derives; `whsec_` alone is an empty key anyone could sign with), or printable ASCII used as
+ * its bytes (the libraries' "raw" format reads a string one character per byte).
+ */
+function secretProblem(secret: string): string | undefined {
+  if (secret.startsWith("whsec_")) {
+    const key = secret.slice("whsec_".length);
+    return key !== "" && STRICT_BASE64.test(key) ? undefined : "must be whsec_ followed by a non-empty base64 key";
+  }
+  return /^[\x20-\x7e]*$/.test(secret) ? undefined : "must be printable ASCII, or whsec_ followed by a base64 key";
+}
 
 function isHttpUrl(text: string): boolean {
   if (text.length > 2048) return false;

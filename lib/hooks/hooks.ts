@@ -1,6 +1,6 @@
 import { query, queryOne, transaction, type Queryable } from "../db/query";
 import { sql } from "../db/sql";
-import { conflict, notFound } from "../errors";
+import { conflict, notFound, validationError } from "../errors";
 import { newDocumentId } from "../documents/document-id";
 import { parseHook, type Hook } from "./hook";
 
@@ -69,6 +69,8 @@ export async function patchHook(projectId: string, id: string, body: Record<stri
     const row = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
     if (!row) throw notFound("Document not found.");
     const { _id, ...changes } = body;
+    // As a document's PATCH: the body may repeat the id, never change it.
+    if (_id !== undefined && _id !== id) throw validationError("Validation error", [{ property: "_id", message: "cannot be changed" }]);
     const hook = await parseHook(id, changes, row.data);
     if (redirectsDeliveries(row.data, hook)) mayWatch?.(hook.collection);
     await query(

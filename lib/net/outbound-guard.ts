@@ -1,5 +1,6 @@
 import dns from "node:dns";
 import net from "node:net";
+import os from "node:os";
 import { Agent } from "undici";
 
 /**
@@ -46,16 +47,65 @@ for (const [prefix, bits] of [
 ] as const)
   blocked.addSubnet(prefix, bits, "ipv6");
 
-/** True for addresses a public webhook or vendor can never legitimately be on. */
+/**
+ * True for addresses a public webhook or vendor can never legitimately be on: the ranges above,
+ * IPv6 forms that carry one of those IPv4 addresses (mapped and compatible, NAT64, 6to4; Teredo
+ * hides its address and is refused whole), and the addresses of this machine's own interfaces (a
+ * public address of the host reaches every service listening on all interfaces).
+ */
 export function isPrivateAddress(address: string): boolean {
   const family = net.isIP(address);
+  if (family === 0) return true; // not an address at all: refuse rather than guess
+  if (ownAddresses().has(canonicalAddress(address, family))) return true;
   if (family === 4) return blocked.check(address, "ipv4");
-  if (family === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-    if (mapped) return blocked.check(mapped[1], "ipv4");
-    return blocked.check(address, "ipv6");
+  if (blocked.check(address, "ipv6")) return true;
+  const embedded = embeddedIpv4(address);
+  return embedded === "refuse" || (embedded !== undefined && blocked.check(embedded, "ipv4"));
+}
+
+/** The IPv4 address an IPv6 address carries, "refuse" for Teredo, undefined for none. */
+function embeddedIpv4(address: string): string | undefined | "refuse" {
+  const words = ipv6Words(address);
+  const ipv4At = (i: number) => [words[i] >> 8, words[i] & 255, words[i + 1] >> 8, words[i + 1] & 255].join(".");
+  const zeros = (from: number, to: number) => words.slice(from, to).every((w) => w === 0);
+  if (zeros(0, 5) && (words[5] === 0xffff || words[5] === 0)) return ipv4At(6); // ::ffff:a.b.c.d, ::a.b.c.d
+  if (words[0] === 0x64 && words[1] === 0xff9b && zeros(2, 6)) return ipv4At(6); // NAT64 64:ff9b::/96
+  if (words[0] === 0x64 && words[1] === 0xff9b && words[2] === 1) return ipv4At(6); // local-use NAT64 64:ff9b:1::/48
+  if (words[0] === 0x2002) return ipv4At(1); // 6to4 2002:a.b.c.d::/48
+  if (words[0] === 0x2001 && words[1] === 0) return "refuse"; // Teredo 2001::/32
+  return undefined;
+}
+
+/** The eight 16-bit words of a valid IPv6 address (dotted IPv4 tail and `::` expanded). */
+function ipv6Words(address: string): number[] {
+  let text = address.toLowerCase().split("%")[0];
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number);
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
   }
-  return true; // not an address at all: refuse rather than guess
+  const [head, tail] = text.includes("::") ? text.split("::") : [text, undefined];
+  const left = head ? head.split(":") : [];
+  const right = tail ? tail.split(":") : [];
+  const middle = tail === undefined ? [] : Array(8 - left.length - right.length).fill("0");
+  return [...left, ...middle, ...right].map((word) => parseInt(word, 16));
+}
+
+function canonicalAddress(address: string, family: number): string {
+  return family === 4 ? address : ipv6Words(address).join(":");
+}
+
+let own: { addresses: Set<string>; at: number } | undefined;
+
+/** This machine's interface addresses, looked up at most every 10 s (interfaces rarely change). */
+function ownAddresses(): Set<string> {
+  if (!own || Date.now() - own.at > 10_000) {
+    const addresses = new Set<string>();
+    for (const list of Object.values(os.networkInterfaces()))
+      for (const entry of list ?? []) addresses.add(canonicalAddress(entry.address, net.isIP(entry.address)));
+    own = { addresses, at: Date.now() };
+  }
+  return own.addresses;
 }
 
 /** Resolves `url`'s host and refuses it when any address is private (for a 422 on save). */

@@ -164,6 +164,8 @@ describe("system collections", () => {
     const files = await t.server.request("/api/collections/_files/schema/properties/", as());
     expect(Object.keys(files.body).sort()).toEqual(["_id", "collection_id", "content_type", "date_created", "document_id", "last_access", "md5", "name", "size"]);
     expect(Object.keys((await t.server.request("/api/collections/_hooks_history/", as())).body.schema.properties)).toContain("id");
+    // A hook without conditions holds null there, and the schema says so.
+    expect((await t.server.request("/api/collections/_hooks/schema/properties/conditions/", as())).body.type).toEqual(["object", "null"]);
     expect(Object.keys((await t.server.request("/api/collections/_tokens/", as())).body.schema.properties)).toEqual(["_id", "name", "is_active", "permission"]);
     expect((await t.server.request("/api/collections/_notifications/", as())).body.name).toBe("Notifications");
     const byFilter = await t.server.request("/api/collections/", as({ action: "find", json: { filter: { name: "Hooks history" } } }));

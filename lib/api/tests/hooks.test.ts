@@ -137,6 +137,13 @@ describe("_hooks documents", () => {
     }));
     expect(merged.status, merged.text).toBe(200);
     expect(merged.body).toMatchObject({ conditions: null, secret: "", timeout: { read: 2, connect: 1 }, name: "again" });
+    // A PATCH may repeat the id, never change it (as a document's PATCH).
+    const renamed = await t.server.request(`${hooksPath}h-body/`, as({ method: "PATCH", json: { _id: "h-other", name: "renamed" } }));
+    expect(renamed.status, renamed.text).toBe(422);
+    expect(renamed.body.errors).toEqual([{ property: "_id", message: "cannot be changed" }]);
+    const same = await t.server.request(`${hooksPath}h-body/`, as({ method: "PATCH", json: { _id: "h-body", name: "same id" } }));
+    expect(same.status, same.text).toBe(200);
+    expect((await t.server.request(`${hooksPath}h-body/`, as())).body.name).toBe("same id");
     for (const id of ["h-body", generated.body._id]) expect((await t.server.request(`${hooksPath}${id}/`, as({ method: "DELETE" }))).status).toBe(204);
   });
 
@@ -156,6 +163,15 @@ describe("_hooks documents", () => {
     [{ headers: { "X-Hook-Signature": "forged" } }, "headers.X-Hook-Signature"],
     [{ headers: { "Content-Type": "text/plain" } }, "headers.Content-Type"],
     [{ surprise: 1 }, "surprise"],
+    // Header values go out as bytes: past ASCII they arrive as mojibake or fail every delivery.
+    [{ headers: { "X-A": "€😀" } }, "headers.X-A"],
+    [{ headers: { "X-A": "ü" } }, "headers.X-A"],
+    // Secrets the Standard Webhooks libraries could not verify: an empty key anyone can sign
+    // with, a key that is not base64, raw bytes past ASCII.
+    [{ secret: "whsec_" }, "secret"],
+    [{ secret: "whsec_not*base64!" }, "secret"],
+    [{ secret: "pässwörd" }, "secret"],
+    [{ secret: 42 }, "secret"],
   ])("refuses %j with 422 naming %s", async (change, property) => {
     const response = await t.server.request(hooksPath, as({ json: { collection: "books", url: `${receiver.url}/ok`, ...change } }));
     expect(response.status, response.text).toBe(422);

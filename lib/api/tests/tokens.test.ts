@@ -166,6 +166,22 @@ describe("tokens", () => {
     // The record read back (its own _id) saves as before.
     const read = await server.request(`${base}pathed/`, { project: owner.project, token: owner.token });
     expect((await server.request(`${base}pathed/`, { method: "PUT", project: owner.project, token: owner.token, json: { ...read.body, name: "again" } })).status).toBe(200);
+
+    // Addressed by its secret, a token takes the path's key as `_id` (what a read through it shows)
+    // and nothing else: its real id is 422 like any other, so a write never tells which id a secret has.
+    const { body: made } = await server.request(base, { project: owner.project, token: owner.token, json: { _id: "hidden", name: "h" } });
+    const bySecret = `${base}${made.token}/`;
+    expect((await server.request(bySecret, { project: owner.project, token: owner.token })).body._id).toBe(made.token);
+    for (const method of ["PATCH", "PUT"]) {
+      for (const _id of ["hidden", "some-other-id"]) {
+        const res = await server.request(bySecret, { method, project: owner.project, token: owner.token, json: { _id, name: "n" } });
+        expect(res.status, `${method} ${_id} ${res.text}`).toBe(422);
+        expect(res.body.errors[0].property).toBe("_id");
+      }
+      const same = await server.request(bySecret, { method, project: owner.project, token: owner.token, json: { _id: made.token, name: "n" } });
+      expect(same.status, same.text).toBe(200);
+      expect(same.body._id).toBe(made.token);
+    }
   });
 
   it("a deactivated token gets 401, a deleted one too", async () => {
