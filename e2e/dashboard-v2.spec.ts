@@ -42,7 +42,7 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
     expect((await call("/api/collections/notes/documents/", { json: { anything: 1 } })).status).toBe(201);
   });
 
-  await test.step("bug 7: the new-document template follows position order and leaves unique properties out", async () => {
+  await test.step("bug 7: the new-document template follows position order, sets only required properties and leaves unique ones out", async () => {
     const created = await call("/api/collections/", {
       json: {
         _id: "books",
@@ -51,8 +51,10 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
           properties: {
             year: { type: "integer", position: 2 },
             isbn: { type: "string", position: 3 },
-            title: { type: "string", position: 1 },
+            title: { type: "string", position: 1, required: true },
             cover: { type: "file", position: 4 },
+            sold_out: { type: "boolean", position: 5 },
+            published: { type: "datetime", position: 6 },
           },
         },
         indexes: [{ type: "simple", property: "isbn", unique: true }],
@@ -63,17 +65,16 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
     await page.getByRole("button", { name: "New document" }).click();
     // The form lists the fields in position order too.
     const form = page.getByTestId("schema-form");
-    await expect(form.locator("label")).toHaveText([/^_id/, /^title/, /^year/, /^isbn/, /^cover/]);
+    await expect(form.locator("label")).toHaveText([/^_id/, /^title/, /^year/, /^isbn/, /^cover/, /^sold_out/, /^published/]);
     // Name and type read apart ("year, integer", not "yearinteger").
     await expect(form.getByLabel(/^year, integer$/)).toHaveCount(1);
+    // Optional fields start blank: nothing the user did not enter is stored.
+    await expect(form.getByLabel(/^year, integer$/)).toHaveValue("");
     await page.getByRole("button", { name: "JSON", exact: true }).click();
     const editor = page.getByLabel("Document (JSON)", { exact: true });
-    await expect(editor).toContainText('"year": 0');
+    await expect(editor).toContainText('"title": ""');
     const text = (await editor.textContent()) ?? "";
-    expect(text.indexOf('"title"')).toBeGreaterThanOrEqual(0);
-    expect(text.indexOf('"title"')).toBeLessThan(text.indexOf('"year"'));
-    expect(text).not.toContain("isbn");
-    expect(text).not.toContain("cover");
+    for (const absent of ["year", "isbn", "cover", "sold_out", "published"]) expect(text).not.toContain(absent);
     // Two documents from the untouched template: no 409.
     await page.getByRole("button", { name: "Create document" }).click();
     await expect(page.getByTestId("documents-total")).toHaveText("1 document · page 1 of 1");
@@ -212,7 +213,27 @@ test("issue 14 bugs: schema placeholder, errors where the action was, roles, upl
     await expect(member.getByText("Only the project's owner or an admin can create, deactivate or delete tokens.")).toBeVisible();
     await expect(member.getByRole("list", { name: "Tokens" })).toContainText("site");
     await expect(member.getByRole("button", { name: /Deactivate|Delete|Create token/ })).toHaveCount(0);
+    // The generic tables of what only owners and admins manage offer a member nothing to write either.
+    for (const system of ["_users", "_tokens", "_hooks"]) {
+      await member.goto(`${base}/collections/${system}`);
+      await expect(member.getByTestId("documents-total")).toBeVisible();
+      await expect(member.getByRole("button", { name: /^(New document|Edit |Delete )/ })).toHaveCount(0);
+      await expect(member.getByRole("link", { name: /^(New token|New hook|Invite a member)$/ })).toHaveCount(0);
+    }
     await member.context().close();
+
+    // The owner makes tokens on the Tokens page, where the secret is shown once: the generic table
+    // would lose it. Hooks and members have their pages too.
+    for (const [system, label, path] of [["_tokens", "New token", "tokens"], ["_hooks", "New hook", "hooks/new"], ["_users", "Invite a member", "members"]]) {
+      await page.goto(`${base}/collections/${system}`);
+      await expect(page.getByTestId("documents-total")).toBeVisible();
+      await expect(page.getByRole("button", { name: "New document" })).toHaveCount(0);
+      await expect(page.getByRole("link", { name: label })).toHaveAttribute("href", `${base}/${path}`);
+    }
+    await page.goto(`${base}/collections/_tokens`);
+    await page.getByRole("button", { name: /^Edit / }).first().click();
+    // Its schema describes _id too; the form shows one _id box all the same.
+    await expect(page.getByTestId("schema-form").getByLabel(/^_id/)).toHaveCount(1);
 
     for (const system of ["_usage", "_debug"]) {
       await page.goto(`${base}/collections/${system}`);

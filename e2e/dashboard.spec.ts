@@ -105,6 +105,21 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     expect(project.settings).toMatchObject({ debug: true, files_size_limit: 10 * 1024 * 1024, orphan_files_ttl: "168h" });
     await expect(page.getByTestId("settings-data-size")).toHaveText("0 B");
     await snap(page, "project-settings", { phone: true });
+
+    // Limits set through the API in plain bytes show exactly, and saving something else leaves them be.
+    const projectUrl = `/api/user/projects/${projectId}/`;
+    const origin = { origin: new URL(page.url()).origin };
+    expect((await page.request.patch(projectUrl, { headers: origin, data: { settings: { files_size_limit: 1_500_000, data_size_limit: 524 } } })).status()).toBe(200);
+    await page.reload();
+    await expect(page.getByLabel("Data size limit", { exact: true })).toHaveValue("524");
+    await expect(page.getByLabel("Data size limit unit")).toHaveValue("B");
+    await expect(page.getByLabel("Files size limit", { exact: true })).toHaveValue("1500000");
+    await page.getByLabel("Debug log").uncheck();
+    await page.getByRole("button", { name: "Save settings" }).click();
+    await expect(page.getByText("Settings saved.")).toBeVisible();
+    const resaved = await (await page.request.get(projectUrl)).json();
+    expect(resaved.settings).toMatchObject({ debug: false, files_size_limit: 1_500_000, data_size_limit: 524 });
+    expect((await page.request.patch(projectUrl, { headers: origin, data: { settings: { files_size_limit: 10 * 1024 * 1024, data_size_limit: 0, debug: true } } })).status()).toBe(200);
   });
 
   await test.step("the active switch asks first", async () => {

@@ -74,6 +74,7 @@ test("members: invite, resend, accept through the link, roles, a stranger sees n
 
     await bob.page.goto(link);
     await expect(bob.page.getByRole("heading", { name: "Join Team project" })).toBeVisible();
+    await expect(bob.page).toHaveTitle("Invitation · Arca");
     await expect(bob.page.getByText(`Invitation for ${bobEmail}`)).toBeVisible();
     await snap(bob.page, "invite", { phone: true });
     await bob.page.getByLabel("Choose a password").fill("short");

@@ -1,5 +1,6 @@
 "use client";
 
+import Link from "next/link";
 import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
@@ -7,7 +8,7 @@ import { ApiError, describeError } from "@/lib/client/api";
 import { queryKeys, useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, type DocumentQuery } from "@/lib/client/hooks";
 import { cellText, documentColumns, mergePatchDiff, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
 import type { ArcaDocument, CollectionDefinition } from "@/lib/client/types";
-import { Alert, Button, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
+import { Alert, Button, buttonClass, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
 import { DocumentTransfer } from "./document-transfer";
 import { FilterBuilder } from "./filter-builder";
 import { orderedProperties, SchemaForm } from "./schema-form";
@@ -24,6 +25,17 @@ const PAGE_SIZES = [10, 25, 50, 100, 250];
 const READ_ONLY = new Set(["_usage", "_debug", "_hooks_history"]);
 /** Notifications may only be deleted. */
 const DELETE_ONLY = new Set(["_notification", "_notifications"]);
+/**
+ * System collections only owners and admins write (members get 403), each with a page of its own.
+ * A token is made there, never here: the creation answer is the only time its secret is shown.
+ */
+const MANAGED: Record<string, { page: string; label: string }> = {
+  _tokens: { page: "tokens", label: "New token" },
+  _hooks: { page: "hooks/new", label: "New hook" },
+  _users: { page: "members", label: "Invite a member" },
+};
+/** Records of user collections and `_files` carry files; deleting them removes those too. */
+const hasFiles = (collectionId: string) => !collectionId.startsWith("_") || collectionId === "_files";
 
 /** The table's view as it is kept in the address: reload keeps it, a link shares it. */
 interface TableView {
@@ -75,7 +87,7 @@ type Editing = { mode: "create" } | { mode: "edit"; document: ArcaDocument };
  * JSON filter box, sorting by column, full-text search when there is a text index, a JSON editor
  * for create/edit, and deletion of one or several (in one request).
  */
-export function DocumentsView({ projectId, collectionId }: { projectId: string; collectionId: string }) {
+export function DocumentsView({ projectId, collectionId, canManage }: { projectId: string; collectionId: string; canManage: boolean }) {
   const collection = useCollection(projectId, collectionId);
   const searchParams = useSearchParams();
   const router = useRouter();
@@ -99,8 +111,10 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
   // Of the system collections only _files has a change feed.
   const live = useLiveFeed({ project: projectId, collection: collectionId, queryKeys: [queryKeys.documents(projectId, collectionId)], enabled: !collectionId.startsWith("_") || collectionId === "_files" });
 
-  const readOnly = READ_ONLY.has(collectionId);
-  const canCreate = !readOnly && !DELETE_ONLY.has(collectionId);
+  const managed = MANAGED[collectionId];
+  const readOnly = READ_ONLY.has(collectionId) || (managed !== undefined && !canManage);
+  const canEdit = !readOnly && !DELETE_ONLY.has(collectionId);
+  const canCreate = canEdit && managed === undefined;
   const textIndex = definition?.indexes?.find((index) => index.type === "text");
   const items = documents.data?.items ?? [];
   const allColumns = documentColumns(definition?.schema, items);
@@ -150,6 +164,11 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               <Button onClick={() => setEditing({ mode: "create" })} disabled={!definition}>
                 New document
               </Button>
+            )}
+            {managed && canManage && (
+              <Link href={`/projects/${projectId}/${managed.page}`} className={buttonClass()}>
+                {managed.label}
+              </Link>
             )}
           </div>
         }
@@ -312,7 +331,7 @@ export function DocumentsView({ projectId, collectionId }: { projectId: string; 
               onSort={toggleSort}
               selected={selected}
               onSelect={setSelected}
-              onEdit={canCreate ? (document) => setEditing({ mode: "edit", document }) : undefined}
+              onEdit={canEdit ? (document) => setEditing({ mode: "edit", document }) : undefined}
               canDelete={!readOnly}
               stale={documents.isPlaceholderData || !!queryError}
               filtered={!!filter || !!text || !!q}
@@ -547,7 +566,8 @@ function DocumentTable({
         }
       >
         <p>
-          <span className="font-mono font-medium">{deleting?._id}</span> and its files are deleted. This cannot be undone.
+          <span className="font-mono font-medium">{deleting?._id}</span>
+          {hasFiles(collectionId) ? " and its files are deleted" : " is deleted"}. This cannot be undone.
         </p>
       </ConfirmDialog>
       <ConfirmDialog
@@ -570,7 +590,7 @@ function DocumentTable({
           })
         }
       >
-        <p>The selected documents and their files are deleted in one go. This cannot be undone.</p>
+        <p>The selected {hasFiles(collectionId) ? "documents and their files" : "records"} are deleted in one go. This cannot be undone.</p>
       </ConfirmDialog>
     </div>
   );

@@ -83,7 +83,12 @@ export function SchemaForm({
       .filter((e) => e.property === name || e.property?.startsWith(`${name}.`) || e.property?.startsWith(`${name}[`))
       .map((e) => (e.property === name ? e.message : `${e.property}: ${e.message}`))
       .join("; ");
-  const fields: [string, PropertySchema][] = [["_id", { type: "string", description: creating ? "Leave empty to have one generated." : undefined, immutable: true }], ...orderedProperties(schema)];
+  // `_id` has its own box first; a schema that describes it too (the system collections') must
+  // not add a second one under the same input id.
+  const fields: [string, PropertySchema][] = [
+    ["_id", { type: "string", description: creating ? "Leave empty to have one generated." : undefined, immutable: true }],
+    ...orderedProperties(schema).filter(([name]) => name !== "_id"),
+  ];
 
   return (
     <div className="space-y-4" data-testid="schema-form">

@@ -47,16 +47,17 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
     if (!valid) return;
     setSaved(false);
     try {
-      await update.mutateAsync({
-        name: name.trim(),
-        settings: {
-          debug,
-          delete_files: deleteFiles,
-          files_size_limit: filesBytes,
-          data_size_limit: dataBytes,
-          orphan_files_ttl: ttl.trim() === "0" ? "" : ttl.trim(),
-        },
-      });
+      // Only what the user changed: a setting changed meanwhile elsewhere (or through the API)
+      // is not written back with the value this form was opened with.
+      const wanted = {
+        debug,
+        delete_files: deleteFiles,
+        files_size_limit: filesBytes,
+        data_size_limit: dataBytes,
+        orphan_files_ttl: ttl.trim() === "0" ? "" : ttl.trim(),
+      };
+      const settings = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => project.settings[key as keyof typeof wanted] !== value));
+      await update.mutateAsync({ name: name.trim(), ...(Object.keys(settings).length ? { settings } : {}) });
       setSaved(true);
     } catch {
       // Shown from update.error.

@@ -20,6 +20,15 @@ describe("size limits", () => {
     expect(joinLimit("10", "MB")).toBe(10 * 1024 ** 2);
     expect(joinLimit("1.5", "GB")).toBe(1.5 * 1024 ** 3);
     expect(joinLimit("", "MB")).toBe(0);
+    // Limits set through the API in plain bytes show, and save back, exactly.
+    expect(splitLimit(1_500_000)).toEqual({ amount: "1500000", unit: "B" });
+    expect(splitLimit(524)).toEqual({ amount: "524", unit: "B" });
+    expect(splitLimit(1536)).toEqual({ amount: "1536", unit: "B" });
+    expect(splitLimit(2048)).toEqual({ amount: "2", unit: "KB" });
+    for (const bytes of [1, 524, 1023, 1024, 1_500_000, 10 * 1024 ** 2 + 1, 3 * 1024 ** 4, 5 * 1024 ** 4 + 1024]) {
+      const { amount, unit } = splitLimit(bytes);
+      expect(joinLimit(amount, unit), `${bytes}`).toBe(bytes);
+    }
   });
 
   it("refuses what is not a size", () => {

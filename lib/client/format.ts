@@ -15,6 +15,8 @@ export function formatBytes(bytes: number): string {
 }
 
 export const SIZE_UNITS = [
+  { label: "B", bytes: 1 },
+  { label: "KB", bytes: 1024 },
   { label: "MB", bytes: 1024 ** 2 },
   { label: "GB", bytes: 1024 ** 3 },
   { label: "TB", bytes: 1024 ** 4 },
@@ -22,11 +24,15 @@ export const SIZE_UNITS = [
 
 export type SizeUnit = (typeof SIZE_UNITS)[number]["label"];
 
-/** Splits a byte limit into the largest unit that holds it whole (0 = no limit, shown in MB). */
+/**
+ * Splits a byte limit into the largest unit that holds it whole (0 = no limit, shown in MB), so
+ * the form shows the exact limit and saving it unchanged sends the same bytes back (a rounded
+ * "1.431 MB" moved the limit; a small one showed as "0", which reads as no limit at all).
+ */
 export function splitLimit(bytes: number): { amount: string; unit: SizeUnit } {
   if (!bytes) return { amount: "0", unit: "MB" };
   for (const unit of [...SIZE_UNITS].reverse()) if (bytes % unit.bytes === 0) return { amount: String(bytes / unit.bytes), unit: unit.label };
-  return { amount: String(Number((bytes / 1024 ** 2).toFixed(3))), unit: "MB" };
+  return { amount: String(bytes), unit: "B" };
 }
 
 /** The byte count of an amount in a unit, or undefined when the amount is not a number >= 0. */

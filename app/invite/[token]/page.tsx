@@ -2,7 +2,7 @@ import type { Metadata } from "next";
 import { AcceptInvitation } from "@/components/invite/accept-invitation";
 
 // The token in the address is a credential: never hand it to another site in a Referer header.
-export const metadata: Metadata = { title: "Invitation · Arca", referrer: "no-referrer" };
+export const metadata: Metadata = { title: "Invitation", referrer: "no-referrer" };
 
 /** `/invite/<token>`: the link of an invitation mail (docs/members.md). */
 export default async function InvitePage({ params }: { params: Promise<{ token: string }> }) {
