@@ -4,6 +4,7 @@ import { badRequest, validationError } from "../errors";
 import { withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
+import { pathParam } from "../http/project-routes";
 import { listInMemory } from "../lists/list-in-memory";
 import { readListQuery } from "../lists/list-query";
 import { pageOf } from "../lists/page";
@@ -45,17 +46,17 @@ export function bindProjectsApi(app: Hono<ApiEnv>): void {
 
   app.get("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
-    const { project } = await getUserProject(user._id, c.req.param("id"));
+    const { project } = await getUserProject(user._id, pathParam(c, "id"));
     return c.json(projectFields(project, readListQuery(new URL(c.req.url).searchParams)));
   });
   // No verb applies to one project: an X-Action is refused (400, 403 for a list verb), never a create.
   app.post("/user/projects/:id", withActions({}, async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
-    return c.json(await createProject(user, c.req.param("id") ?? "", await readJsonObject(c)), 201);
+    return c.json(await createProject(user, pathParam(c, "id"), await readJsonObject(c)), 201);
   }));
   app.put("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
-    const { project, created } = await saveProject(user, c.req.param("id"), await readJsonObject(c));
+    const { project, created } = await saveProject(user, pathParam(c, "id"), await readJsonObject(c));
     return c.json(project, created ? 201 : 200);
   });
   app.patch("/user/projects/:id", async (c) => {
@@ -64,14 +65,14 @@ export function bindProjectsApi(app: Hono<ApiEnv>): void {
     // `{owner: <email>}` transfers the project (owner only); other keys are a plain update first.
     if (body.owner !== undefined) {
       const { owner, ...rest } = body;
-      if (Object.keys(rest).length) await patchProject(user, c.req.param("id"), rest);
-      return c.json(await transferProject(user, c.req.param("id"), owner));
+      if (Object.keys(rest).length) await patchProject(user, pathParam(c, "id"), rest);
+      return c.json(await transferProject(user, pathParam(c, "id"), owner));
     }
-    return c.json(await patchProject(user, c.req.param("id"), body));
+    return c.json(await patchProject(user, pathParam(c, "id"), body));
   });
   app.delete("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
-    await deleteProject(user, c.req.param("id"));
+    await deleteProject(user, pathParam(c, "id"));
     return c.body(null, 204);
   });
 }

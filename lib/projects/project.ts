@@ -52,13 +52,25 @@ export function projectView(row: ProjectRow): ProjectView {
   };
 }
 
-/** Durations like "168h", "30m", "7d", "90s"; "" or "0" means never. Returns milliseconds. */
+/**
+ * The longest duration a setting takes (100 years). Beyond it PostgreSQL's intervals overflow, and
+ * one project's "100000000000000000000s" once made every sweep and pruning pass fail for all
+ * projects ("interval out of range").
+ */
+export const MAX_DURATION_MS = 100 * 365 * 86_400_000;
+
+/**
+ * Durations like "168h", "30m", "7d", "90s"; "" or "0" means never. Returns milliseconds, or
+ * undefined when the text is not a duration or exceeds MAX_DURATION_MS (a stored value from before
+ * that limit then reads as "never" for its own project, and stops nobody else's sweep).
+ */
 export function parseDuration(text: string): number | undefined {
   if (text === "" || text === "0") return 0;
-  const match = /^(\d+)(ms|s|m|h|d)$/.exec(text);
+  const match = /^(\d{1,16})(ms|s|m|h|d)$/.exec(text);
   if (!match) return undefined;
   const unit = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[match[2] as "ms"];
-  return Number(match[1]) * unit;
+  const ms = Number(match[1]) * unit;
+  return ms <= MAX_DURATION_MS ? ms : undefined;
 }
 
 /**
@@ -115,7 +127,7 @@ function parseSettings(value: Record<string, unknown>, errors: PropertyError[]):
       case "events_ttl":
       case "hooks_history_ttl":
         if (typeof v === "string" && parseDuration(v) !== undefined) out[key] = v;
-        else errors.push({ property, message: 'must be a duration like "168h", "30m" or "" for never' });
+        else errors.push({ property, message: 'must be a duration like "168h", "30m" or "" for never, of at most 100 years' });
         break;
       default:
         errors.push({ property, message: "is not a project setting" });

@@ -1,6 +1,7 @@
 import { runAsBackground } from "../../db/pool";
 import { describe, expect, it } from "vitest";
 import { markUnreferencedFiles, sweepOrphanFiles } from "../../files/orphan-sweep";
+import { pruneOutbox } from "../../outbox/outbox-maintenance";
 import { ownerWithProject } from "../../testing/fixtures";
 import { apiSuite } from "../../testing/api-suite";
 
@@ -61,6 +62,25 @@ describe("files of deleted documents with delete_files off", () => {
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(404);
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/content/`, as)).status).toBe(404);
     expect((await t.server.request("/api/info/", people)).body.status.files_size).toBe(0);
+  });
+
+  it("another project's out-of-range TTL (stored before durations had a limit) stops neither the sweep nor the pruning", async () => {
+    const absurd = await projectKeepingFiles("");
+    await attach(absurd.as, "notes", "x1", "kept forever");
+    await t.server.request("/api/collections/notes/documents/x1/", { ...absurd.as, method: "DELETE" });
+    // Written past the API, which now refuses it (422): once it made every pass fail, for every project.
+    await t.db.query(
+      `UPDATE projects SET settings = settings || '{"orphan_files_ttl": "100000000000000000000s", "events_ttl": "3000000000h", "hooks_history_ttl": "3000000000h"}'::jsonb WHERE id = $1`,
+      [absurd.as.project],
+    );
+    const { as } = await projectKeepingFiles("1s");
+    const fileId = await attach(as, "notes", "x2", "short-lived");
+    await t.server.request("/api/collections/notes/documents/x2/", { ...as, method: "DELETE" });
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    await runAsBackground(() => pruneOutbox());
+    const { deleted } = await runAsBackground(() => sweepOrphanFiles());
+    expect(deleted).toBeGreaterThanOrEqual(1);
+    expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(404);
   });
 
   it("come back with their document: a restore (PUT of the old document, or an import) holding its record re-attaches the file", async () => {

@@ -170,6 +170,24 @@ describe("fuzz: no 500, no hang, prototypes untouched", () => {
     );
   });
 
+  it("account and project paths with a session: project ids in the path, any method and body", async () => {
+    const session = { authorization: `SessionId ${t.owner.session}`, "content-type": "application/json" };
+    // A NUL in the project id once reached the database (a 500).
+    for (const method of ["GET", "PUT", "PATCH", "DELETE", "POST"]) {
+      for (const id of ["a%00b", "%00", `${t.owner.project}%00`]) {
+        const res = await send(`/api/user/projects/${id}/`, { method, headers: session, body: method === "GET" || method === "DELETE" ? undefined : '{"name":"n"}' });
+        expect(res.status, `${method} ${id}`).toBeGreaterThanOrEqual(400);
+      }
+    }
+    const projectId = fc.oneof(urlWord, fc.constantFrom("%00", "a%00", "%E0%A4%A", "..", "%2F", t.owner.project.toUpperCase(), "x".repeat(200)));
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom("GET", "PUT", "PATCH", "DELETE", "POST"), projectId, fc.constantFrom("", "members/", "transfer/"), anyJson, async (method, id, rest, body) => {
+        await send(`/api/user/projects/${id}/${rest}`, { method, headers: session, body: method === "GET" || method === "DELETE" ? undefined : JSON.stringify(body) });
+      }),
+      params(),
+    );
+  });
+
   it("JSON bodies on document writes (create, save, property PUT/POST/PATCH, both PATCHes)", async () => {
     const kinds = ["POST", "PUT", "PATCH", "PATCH+merge", "PROP PUT", "PROP POST", "PROP PATCH", "PROP PATCH+merge"];
     await fc.assert(

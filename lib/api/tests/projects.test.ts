@@ -99,6 +99,14 @@ describe("projects", () => {
       "settings.files_size_limit",
       "settings.orphan_files_ttl",
     ]);
+    // Durations past 100 years overflow PostgreSQL's intervals: refused, never stored.
+    for (const setting of ["orphan_files_ttl", "events_ttl", "hooks_history_ttl"]) {
+      for (const value of ["100000000000000000000s", "3000000000h", "36501d"]) {
+        const res = await server.request("/api/user/projects/", { session, json: { _id: uniqueProjectId(), settings: { [setting]: value } } });
+        expect(res.status, `${setting} ${value}`).toBe(422);
+        expect(res.body.errors).toEqual([{ property: `settings.${setting}`, message: 'must be a duration like "168h", "30m" or "" for never, of at most 100 years' }]);
+      }
+    }
     const id = await createProject(server, session);
     // An _id in the body names the project too: another than the path's is 422, never ignored.
     for (const method of ["POST", "PUT", "PATCH"]) {
