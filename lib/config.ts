@@ -18,7 +18,15 @@ export interface Config {
 
 const GiB = 1024 ** 3;
 
+/** A setting the process cannot start with: `npm start` prints its message alone, no stack. */
+export class ConfigError extends Error {
+  override readonly name = "ConfigError";
+}
+
 export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  // One without the other was ignored without a word: the operator expected that user to exist.
+  if (!env.ARCA_ADMIN_EMAIL !== !env.ARCA_ADMIN_PASSWORD)
+    throw new ConfigError("ARCA_ADMIN_EMAIL and ARCA_ADMIN_PASSWORD go together: set both, or neither");
   return {
     port: intFrom(env.PORT, 3000),
     baseDomain: (env.ARCA_BASE_DOMAIN || "localhost").toLowerCase(),
@@ -42,14 +50,14 @@ function blobStoreFrom(value: string | undefined, dataDir: string): "local" | "s
       chosen = "local";
     }
   }
-  if (chosen !== "local" && chosen !== "s3") throw new Error(`ARCA_BLOB_STORE must be "local" or "s3", not ${JSON.stringify(chosen)}`);
+  if (chosen !== "local" && chosen !== "s3") throw new ConfigError(`ARCA_BLOB_STORE must be "local" or "s3", not ${JSON.stringify(chosen)}`);
   return chosen;
 }
 
 function intFrom(value: string | undefined, fallback: number): number {
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) throw new Error(`Not a whole number: ${value}`);
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(`Not a whole number: ${value}`);
   return n;
 }
 

@@ -2,7 +2,7 @@ import type { Server } from "node:http";
 import { appSecret } from "../lib/auth/app-secret";
 import { ensureConfirmedUser } from "../lib/auth/users";
 import { stopBackgroundWorkers } from "../lib/background-workers";
-import { config } from "../lib/config";
+import { config, ConfigError } from "../lib/config";
 import { startDatabase } from "../lib/db/start-database";
 import { startServer } from "../server";
 
@@ -54,11 +54,24 @@ export async function runServer(options: { withDashboard: boolean }): Promise<Se
   });
 
   database = await startDatabase(cfg);
-  if (cfg.adminEmail && cfg.adminPassword) await ensureConfirmedUser(cfg.adminEmail, cfg.adminPassword);
+  if (cfg.adminEmail && cfg.adminPassword) {
+    await ensureConfirmedUser(cfg.adminEmail, cfg.adminPassword).catch((error: { message: string; errors?: { property?: string; message: string }[] }) => {
+      const reasons = error.errors?.map((e) => `${e.property === "email" ? "ARCA_ADMIN_EMAIL" : e.property === "password" ? "ARCA_ADMIN_PASSWORD" : e.property}: ${e.message}`);
+      throw new ConfigError(`The admin user cannot be made: ${reasons?.join("; ") ?? error.message}`);
+    });
+  }
   server = await startServer({ port: cfg.port, withDashboard: options.withDashboard });
   const port = (server.address() as { port: number }).port;
   console.info(
     `start: Arca is serving http://localhost:${port}${options.withDashboard ? "" : "/api/ (API only)"} (projects at http://<project>.${cfg.baseDomain}:${port})`,
   );
   return server;
+}
+
+/** How `npm start` and `npm run serve:api` end when the server cannot start. */
+export function exitOnStartFailure(error: unknown): never {
+  // A bad setting is the operator's to fix: its message says which; a stack would bury it.
+  if (error instanceof ConfigError) console.error(`start: ${error.message}`);
+  else console.error(error);
+  process.exit(1);
 }

@@ -1,6 +1,6 @@
 import fs from "node:fs";
 import { spawnSync } from "node:child_process";
-import { runServer } from "./run-server";
+import { exitOnStartFailure, runServer } from "./run-server";
 
 /** `npm start`: build the dashboard if needed, bring up the database, serve on PORT. */
 async function main() {
@@ -13,7 +13,4 @@ async function main() {
   await runServer({ withDashboard: true });
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().catch(exitOnStartFailure);
