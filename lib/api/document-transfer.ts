@@ -1,5 +1,6 @@
 import { withActions } from "../http/actions";
 import { methodNotAllowedHere } from "../http/route-methods";
+import { refuseEncodedBody } from "../http/request-body";
 import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
@@ -47,6 +48,7 @@ export function bindDocumentTransferApi(app: ProjectRoutes): void {
     const params = new URL(c.req.url).searchParams;
     const mode = modeOf(params.get("mode"));
     if (mode === "upsert") allow(c, "update", collectionId);
+    refuseEncodedBody(c.req.raw.headers);
     const type = c.req.header("content-type") ?? "";
     if (/^multipart\//i.test(type)) throw unsupportedMediaType("Send the file itself as the request body (JSON Lines or CSV), not multipart/form-data");
     const format = formatOf(params.get("format")) ?? (/^text\/csv\b/i.test(type) ? "csv" : "jsonl");

@@ -2,7 +2,7 @@ import { isUtf8 } from "node:buffer";
 import type { IncomingMessage } from "node:http";
 import type { Context } from "hono";
 import type { ApiEnv } from "./env";
-import { nodeRequest, requestBodyStream } from "./request-body";
+import { nodeRequest, refuseEncodedBody, requestBodyStream } from "./request-body";
 import { isMultipart, readMultipart } from "./multipart-body";
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
 import { checkJsonInput } from "../query/json-input";
@@ -15,6 +15,7 @@ export const JSON_BODY_LIMIT = Number(process.env.ARCA_JSON_BODY_LIMIT || 16 * 1
  * envelope. An empty body reads as `{}` so verbs like `X-Action: logout` need none.
  */
 export async function readJsonBody(c: Context): Promise<unknown> {
+  refuseEncodedBody(c.req.raw.headers);
   const type = c.req.header("content-type") ?? "";
   const length = Number(c.req.header("content-length") ?? "0");
   if (length > JSON_BODY_LIMIT) throw payloadTooLarge("Request body is too large");

@@ -3,6 +3,7 @@ import busboy from "busboy";
 import { badRequest, payloadTooLarge, unsupportedMediaType } from "../errors";
 import { MAX_JSON_DEPTH, checkJsonInput, checkJsonString, checkPropertyName, setOwn } from "../query/json-input";
 import { JSON_BODY_LIMIT } from "./json-body";
+import { refuseEncodedBody } from "./request-body";
 
 /**
  * Streaming reader of `multipart/form-data` document bodies (CONTRACT §5), never `formData()`.
@@ -53,6 +54,7 @@ export function isMultipart(request: Request): boolean {
 }
 
 export async function readMultipart(request: Request, body: Readable | undefined, options: MultipartOptions = {}): Promise<Record<string, unknown>> {
+  refuseEncodedBody(request.headers);
   const headers = Object.fromEntries(request.headers.entries());
   if (!body) return {};
   const sizeLimit = options.fieldSizeLimit ?? JSON_BODY_LIMIT;

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { Readable } from "node:stream";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Context } from "hono";
+import { unsupportedMediaType } from "../errors";
 
 /**
  * The fast door (@hono/node-server, `npm start`'s server) hands handlers the Node request and
@@ -31,4 +32,14 @@ export function requestBodyStream(c: Context): Readable | undefined {
   if (incoming) return incoming;
   const body = c.req.raw.body;
   return body ? Readable.fromWeb(body as unknown as WebReadableStream) : undefined;
+}
+
+/**
+ * Arca reads bodies as sent: a compressed one (`Content-Encoding: gzip`, `br`, ...) would be parsed
+ * as its compressed bytes (a gzip JSON body was a confusing 400, a `br` label on a plain body was
+ * ignored). RFC 9110 §8.4.1: a coding the server does not take is 415, said before the body is read.
+ */
+export function refuseEncodedBody(headers: Headers): void {
+  const coding = headers.get("content-encoding")?.trim().toLowerCase();
+  if (coding && coding !== "identity") throw unsupportedMediaType(`Content-Encoding ${JSON.stringify(coding)} is not taken: send the body uncompressed`);
 }

@@ -108,6 +108,7 @@ const headers = fc.record(
     "x-action": fc.constantFrom("find", "update", "upsert", "delete", "Delete", "logout", "bogus", ""),
     "content-type": fc.constantFrom("application/json", "application/merge-patch+json", "text/plain", "multipart/form-data", "multipart/form-data; boundary=", "application/xml", "application/json; charset=latin1"),
     "x-process-only": headerValue,
+    "content-encoding": fc.oneof(headerValue, fc.constantFrom("gzip", "identity", "br", "IDENTITY", "gzip, identity", "")),
     "x-forwarded-proto": fc.oneof(headerValue, fc.constantFrom("https", "HTTPS, http", "javascript", " https ,x")),
     "x-forwarded-for": fc.oneof(headerValue, fc.constantFrom("1.2.3.4", "::1, 10.0.0.1", "not an address", "1.2.3.4,,")),
   },

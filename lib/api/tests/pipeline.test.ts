@@ -1,3 +1,4 @@
+import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ownerWithProject } from "../../testing/fixtures";
 import { startTestServer, type TestServer } from "../../testing/test-server";
@@ -202,6 +203,27 @@ describe("the request pipeline", () => {
     const id = await server.request("/api/user/projects/", { session: owner.session, json: { _id: 5 } });
     expect(id.status).toBe(422);
     expect(id.body.errors[0].property).toBe("_id");
+  });
+
+  it("refuses a compressed body (any Content-Encoding but identity) with 415 before reading it, on JSON, multipart and import", async () => {
+    const as = { project: owner.project, token: owner.token };
+    const json = '{"_id":"enc","a":1}';
+    const gzipped = gzipSync(json);
+    const message = (coding: string) => `Content-Encoding "${coding}" is not taken: send the body uncompressed`;
+    for (const [coding, body] of [["gzip", gzipped], ["br", json], ["deflate, gzip", json]] as const) {
+      const res = await server.request("/api/collections/encoded/documents/", { ...as, body, headers: { "content-type": "application/json", "content-encoding": coding } });
+      expect(res, coding).toMatchObject({ status: 415, body: { message: message(coding) } });
+    }
+    const form = new FormData();
+    form.append("a", "1");
+    const multipart = await server.request("/api/collections/encoded/documents/", { ...as, body: form, headers: { "content-encoding": "gzip" } });
+    expect(multipart).toMatchObject({ status: 415, body: { message: message("gzip") } });
+    const imported = await server.request("/api/collections/encoded/import/?format=jsonl", { ...as, body: gzipped, headers: { "content-type": "application/x-ndjson", "content-encoding": "gzip" } });
+    expect(imported).toMatchObject({ status: 415, body: { message: message("gzip") } });
+    expect((await server.request("/api/collections/encoded/documents/enc/", as)).status).toBe(404);
+    // "identity" is no coding at all.
+    const plain = await server.request("/api/collections/encoded/documents/", { ...as, body: json, headers: { "content-type": "application/json", "content-encoding": "identity" } });
+    expect(plain.status, plain.text).toBe(201);
   });
 
   it("refuses a JSON body over the limit with 413", async () => {
