@@ -29,6 +29,10 @@ const NO_CLIENT: Client = { address: undefined };
 export async function signUp(input: Record<string, unknown>, client: Client = NO_CLIENT): Promise<void> {
   const email = requireEmail(input.email);
   const password = requirePassword(input.password);
+  // As PATCH /api/user/ checks it: a name that is not text is refused, never dropped. (Other keys
+  // are left alone: clients of the original service may send more than the seed shows.)
+  if (input.name !== undefined && input.name !== null && typeof input.name !== "string")
+    throw validationError("Validation error", [{ property: "name", message: "must be a string" }]);
   // Every sign-up mails a code and costs a hash: counted per address and per client, taken or not.
   await countAttempt([guessingLimits.signUpAddress(email), ...guessingLimits.signUpIp(client)]);
   const db = prisma();

@@ -47,6 +47,13 @@ describe("sign-up and confirmation", () => {
     expect(response.body.errors[0].property).toBe("password");
   });
 
+  it("refuses a name that is not text with 422, as PATCH does (never dropped)", async () => {
+    const response = await server.request("/api/user/", { json: { email: uniqueEmail(), password: "password-123", name: 5 } });
+    expect(response.status).toBe(422);
+    expect(response.body.errors).toEqual([{ property: "name", message: "must be a string" }]);
+    expect((await server.request("/api/user/", { json: { email: uniqueEmail(), password: "password-123", name: "Ann" } })).status).toBe(201);
+  });
+
   it("answers 404 for an unknown code", async () => {
     const response = await server.request("/api/user/", { action: "confirm", json: { code: "0000-0000-0000" } });
     expect(response).toMatchObject({ status: 404, body: { message: "Confirmation code not found." } });
