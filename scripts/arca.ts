@@ -79,7 +79,7 @@ export function parseCommand(argv: string[]): { command: string; subject?: strin
 async function run(argv: string[]): Promise<void> {
   const { command, subject, flags } = parseCommand(argv);
   if (command === "blobs migrate") return migrate(flags);
-  const database = await startDatabase(config());
+  const database = await startDatabase(config(), { lasting: false });
   try {
     if (command === "user create") {
       const user = await ensureConfirmedUser(subject!, flags.password);
@@ -115,7 +115,7 @@ async function migrate(flags: Record<string, string>): Promise<void> {
   if (flags.to !== "s3") throw new Error(`--to s3 is the only target\n${usage}`);
   const target = createS3BlobStore(s3SettingsFromEnv());
   await target.check();
-  const database = await startDatabase(config());
+  const database = await startDatabase(config(), { lasting: false });
   try {
     const source = createLocalDiskBlobStore(path.join(config().dataDir, "files"));
     const report = await migrateBlobs(source, target, { log: (line) => console.log(line) });

@@ -108,6 +108,47 @@ describe("embedded PostgreSQL ownership", () => {
   }, 240_000);
 });
 
+describe("embedded PostgreSQL held by an arca command", () => {
+  it("a server waits for the command to finish instead of sharing the cluster the command will stop, then runs its own", async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "arca-embedded-cli-"));
+    const clusterDir = path.join(dir, "postgres");
+    const port = await freePort();
+    const env = { DATABASE_URL: undefined, ARCA_DATA_DIR: dir, ARCA_PG_PORT: String(port), ARCA_SECRET: "embedded-test-secret", SMTP_URL: undefined };
+    try {
+      const command = await startEmbeddedPostgres({ dataDir: dir, port, lasting: false });
+      expect(command.owned).toBe(true);
+      const commandPostmaster = runningPostmaster(clusterDir);
+      let served = false;
+      const pending = startServeApi(env, 120_000).then((server) => {
+        served = true;
+        processes.push(server);
+        return server;
+      });
+      // Sharing, the server answered within seconds, and lost its database when the command ended.
+      await new Promise((resolve) => setTimeout(resolve, 10_000));
+      expect(served).toBe(false);
+      expect(runningPostmaster(clusterDir)).toBe(commandPostmaster);
+      await command.stop();
+
+      const server = await pending;
+      expect(server.output()).toContain("waiting for the arca command");
+      expect((await fetch(`${server.url}/api/health/ready`)).status).toBe(200);
+      expect(JSON.parse(fs.readFileSync(path.join(dir, "postgres.owner"), "utf8"))).toMatchObject({ pid: server.child.pid, lasting: true });
+      // A command while the server runs shares the server's cluster, and leaves it running.
+      const later = await startEmbeddedPostgres({ dataDir: dir, port, lasting: false });
+      expect(later.owned).toBe(false);
+      await later.stop();
+      expect((await fetch(`${server.url}/api/health/ready`)).status).toBe(200);
+      expect(await server.kill("SIGTERM")).toBe(0);
+      expect(runningPostmaster(clusterDir)).toBeUndefined();
+    } finally {
+      const left = runningPostmaster(clusterDir);
+      if (left) process.kill(left, "SIGINT");
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  }, 240_000);
+});
+
 describe("sharedBuffersMb", () => {
   it("takes a quarter of the memory, between 128 MB and 2 GB", () => {
     const gb = 1024 ** 3;

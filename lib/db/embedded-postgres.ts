@@ -8,10 +8,14 @@ import pg from "pg";
  * DATABASE_URL is given. Returns the connection URL and a stop function.
  *
  * Ownership: the process that starts the cluster records itself in `<dataDir>/postgres.owner`
- * (pid and kernel start time) and stops the cluster on every way out (`stop()`, and a SIGINT to
- * the postmaster from a process `exit` handler, which also covers uncaught exceptions and
- * `process.exit`). A later process finds `postmaster.pid` in the data dir:
- * - owner alive (the CLI while the server runs): it shares the cluster and never stops it;
+ * (pid, kernel start time, and whether it is a lasting process: the server, or a short-lived
+ * `arca` command) before it starts it, and stops the cluster on every way out (`stop()`, and a
+ * SIGINT to the postmaster from a process `exit` handler, which also covers uncaught exceptions
+ * and `process.exit`). A later process looks at the owner:
+ * - a lasting owner alive (the CLI while the server runs, or a server still starting it): it
+ *   waits until the cluster answers, shares it and never stops it;
+ * - a short-lived owner alive (an `arca` command): it waits for that command to finish, since
+ *   the command stops the cluster when done (a server that shared it lost its database then);
  * - owner gone (the server was killed with SIGKILL): the cluster is stale; it is stopped (fast
  *   shutdown, SIGINT to the postmaster) and started again, now owned by this process.
  */
@@ -28,6 +32,8 @@ export async function startEmbeddedPostgres(options: {
   dataDir: string;
   port: number;
   database?: string;
+  /** False for a short-lived process (an `arca` command): others wait for it instead of sharing. */
+  lasting?: boolean;
 }): Promise<RunningPostgres> {
   const databaseDir = path.join(options.dataDir, "postgres");
   const passwordFile = path.join(options.dataDir, "postgres.password");
@@ -39,25 +45,42 @@ export async function startEmbeddedPostgres(options: {
   const serverUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${options.port}`;
   const url = `${serverUrl}/${database}`;
   const ownerFile = path.join(options.dataDir, "postgres.owner");
+  const lasting = options.lasting ?? true;
+  for (let waited = 0; ; waited += POLL_MS) {
+    const owner = readOwner(ownerFile);
+    if (!isLiveOwner(owner)) break;
+    if (owner!.lasting !== false) {
+      // Another live, lasting Arca process (the server, while the CLI runs) runs this cluster:
+      // share it, on the port it listens on (its lock file says), whatever ARCA_PG_PORT says
+      // here: the CLI run without the server's ARCA_PG_PORT still finds it. Its owner may still
+      // be bringing it up (the first start runs initdb): wait rather than take it over.
+      for (let serving = 0; ; serving += POLL_MS) {
+        const port = postmasterPort(databaseDir) ?? options.port;
+        const sharedUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
+        if (await isServing(`${sharedUrl}/postgres`)) {
+          await createDatabaseIfMissingAt(`${sharedUrl}/postgres`, database);
+          return { url: `${sharedUrl}/${database}`, owned: false, stop: async () => {} };
+        }
+        if (!isLiveOwner(readOwner(ownerFile))) break; // it gave up, or died: look again
+        if (serving >= 60_000) throw new Error(`The embedded PostgreSQL in ${databaseDir} belongs to a running Arca process (pid ${owner!.pid}) but does not answer on port ${port}`);
+        await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+      }
+      continue;
+    }
+    // An `arca` command started it and stops it when it is done: wait for that, then start anew.
+    if (waited === 0) console.info(`db: waiting for the arca command (pid ${owner!.pid}) using the embedded PostgreSQL to finish`);
+    if (waited >= SHORT_LIVED_WAIT_MS)
+      throw new Error(`The arca command (pid ${owner!.pid}) has used the embedded PostgreSQL in ${databaseDir} for over ${SHORT_LIVED_WAIT_MS / 60_000} minutes; start again when it is done (or start the server first: commands then share its database)`);
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
   const running = runningPostmaster(databaseDir);
   if (running !== undefined) {
-    // Another live Arca process (the server, while the CLI runs) runs this cluster: share it.
-    if (isLiveOwner(readOwner(ownerFile))) {
-      // On the port it listens on (its lock file says), whatever ARCA_PG_PORT says here: the CLI
-      // run without the server's ARCA_PG_PORT still finds it.
-      const port = postmasterPort(databaseDir) ?? options.port;
-      const sharedUrl = `postgres://postgres:${encodeURIComponent(password)}@127.0.0.1:${port}`;
-      // Its owner may still be bringing it up: wait rather than take a live process's cluster.
-      for (let waited = 0; !(await isServing(`${sharedUrl}/postgres`)); waited += 250) {
-        if (waited >= 30_000) throw new Error(`The embedded PostgreSQL in ${databaseDir} (pid ${running}) belongs to a running process but does not answer on port ${port}`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
-      }
-      await createDatabaseIfMissingAt(`${sharedUrl}/postgres`, database);
-      return { url: `${sharedUrl}/${database}`, owned: false, stop: async () => {} };
-    }
     console.info(`db: stopping the embedded PostgreSQL (pid ${running}) left running by a process that is gone`);
     await stopPostmaster(databaseDir, running);
   }
+  // Recorded before the start: a process that comes meanwhile waits for this one instead of
+  // taking the half-started cluster for a stale one and stopping it.
+  writeOwner(ownerFile, lasting);
   const firstRun = !fs.existsSync(path.join(databaseDir, "PG_VERSION"));
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
@@ -90,6 +113,7 @@ export async function startEmbeddedPostgres(options: {
     if (firstRun) await server.initialise();
     await server.start();
   } catch (error) {
+    removeOwner(ownerFile);
     // The library rejects with nothing useful (often `undefined`); say what usually causes it.
     throw new Error(
       `Embedded PostgreSQL did not start in ${databaseDir} on port ${options.port}` +
@@ -97,7 +121,6 @@ export async function startEmbeddedPostgres(options: {
         (error instanceof Error ? `: ${error.message}` : ""),
     );
   }
-  writeOwner(ownerFile);
   const postmaster = runningPostmaster(databaseDir);
   // The last resort on any way out that skips stop(): an `exit` handler may only do synchronous
   // work, and a signal is enough (fast shutdown: the postmaster finishes on its own).
@@ -161,7 +184,13 @@ interface Owner {
   pid: number;
   /** The kernel's start time of the process (Linux), so a recycled pid is not taken for the owner. */
   started?: string;
+  /** False for a short-lived `arca` command (absent in files written before: lasting). */
+  lasting?: boolean;
 }
+
+const POLL_MS = 250;
+/** How long a process waits for an `arca` command that holds the embedded PostgreSQL. */
+const SHORT_LIVED_WAIT_MS = Number(process.env.ARCA_PG_OWNER_WAIT_MS || 10 * 60_000);
 
 function processStart(pid: number | "self"): string | undefined {
   // Field 22 of /proc/<pid>/stat, counted after the command name (which may hold spaces).
@@ -183,8 +212,8 @@ function isLiveOwner(owner: Owner | undefined): boolean {
   return owner.started === undefined || processStart(owner.pid) === owner.started;
 }
 
-function writeOwner(file: string): void {
-  fs.writeFileSync(file, JSON.stringify({ pid: process.pid, started: processStart("self") } satisfies Owner));
+function writeOwner(file: string, lasting: boolean): void {
+  fs.writeFileSync(file, JSON.stringify({ pid: process.pid, started: processStart("self"), lasting } satisfies Owner));
 }
 
 function removeOwner(file: string): void {
