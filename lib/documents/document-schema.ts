@@ -46,7 +46,7 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
       throw validationError("Validation error", unnamed.map((path) => ({ property: `schema.properties.${path.join(".properties.")}.collection`, message: "an embed names the collection it reads from" })));
     const lost = [...new Set(info.lost)];
     if (lost.length)
-      throw validationError("Validation error", lost.map((property) => ({ property, message: "Arca's keywords (datetime, embed, file, immutable, processors) need a fixed place: not under patternProperties, in a recursive $ref or (processors) in definitions" })));
+      throw validationError("Validation error", lost.map((property) => ({ property, message: "Arca's keywords (datetime, embed, file, immutable, processors) need a fixed place: not under patternProperties or in a recursive $ref; processors only on properties (not in definitions, allOf/anyOf/oneOf, not or additionalProperties)" })));
   }
   let validate: ValidateFunction;
   try {
@@ -178,6 +178,13 @@ function translate(node: unknown, path: string[], info: Translation, root = fals
   for (const key of ["allOf", "anyOf", "oneOf"])
     if (Array.isArray(source[key])) out[key] = (source[key] as unknown[]).map((s) => translate(s, path, info));
   if (source.not) out.not = translate(source.not, path, info);
+  // Processors run on properties (lib/processors walks `properties` and `items`): in a branch of
+  // a combinator or under additionalProperties they would never run, so they are refused.
+  for (const key of ["allOf", "anyOf", "oneOf"])
+    if (Array.isArray(source[key]))
+      (source[key] as unknown[]).forEach((branch, i) => hasProcessors(branch) && info.lost.push(`schema.${[...path, key, String(i)].join(".")}`));
+  if (hasProcessors(source.not)) info.lost.push(`schema.${[...path, "not"].join(".")}`);
+  if (hasProcessors(source.additionalProperties)) info.lost.push(`schema.${[...path, "additionalProperties"].join(".")}`);
   // Kept for references that stay `$ref` (recursive ones); what they hold has no fixed path.
   if (root && source.definitions && typeof source.definitions === "object" && !Array.isArray(source.definitions)) {
     const defined: Record<string, unknown> = {};
@@ -205,7 +212,8 @@ function pathless(info: Translation): Translation {
   return { ...info, datetimes: [], immutables: [], embeds: [], files: [] };
 }
 
-function decodePointer(token: string): string {
+/** A JSON Pointer token (`#/definitions/<token>`) as the name it spells. */
+export function decodePointer(token: string): string {
   try {
     return decodeURIComponent(token).replace(/~1/g, "/").replace(/~0/g, "~");
   } catch {

@@ -1,3 +1,4 @@
+import { decodePointer } from "../documents/document-schema";
 import { validationError, type PropertyError } from "../errors";
 import { processorKinds } from "./processor-registry";
 import type { ArgumentSpec, ProcessorSpec } from "./processor-types";
@@ -38,18 +39,18 @@ export function processorPlan(schema: Record<string, unknown> | null): Processor
 export function buildProcessorPlan(schema: Record<string, unknown>): ProcessorPlan {
   const found: PropertyPlan[] = [];
   const errors: PropertyError[] = [];
-  collect(schema, [], found, errors, false);
+  const definitions = isObject(schema.definitions) ? schema.definitions : {};
+  collect(schema, [], found, errors, false, definitions);
   if (errors.length) throw validationError("Validation error", errors);
   return dependencyOrder(found);
 }
 
-function collect(node: unknown, path: string[], found: PropertyPlan[], errors: PropertyError[], insideArray: boolean): void {
+function collect(node: unknown, path: string[], found: PropertyPlan[], errors: PropertyError[], insideArray: boolean, definitions: Record<string, unknown>): void {
   if (!node || typeof node !== "object" || Array.isArray(node)) return;
   const source = node as Record<string, unknown>;
   const key = path.join(".");
   if (path.length && source.processors !== undefined) {
-    const types = Array.isArray(source.type) ? source.type : [source.type];
-    if (insideArray || types.includes("array")) errors.push({ property: key, message: "processors cannot run on an array property" });
+    if (insideArray || mayBeArray(source, definitions, 0)) errors.push({ property: key, message: "processors cannot run on an array property" });
     // The id is the client's or generated, checked and fixed before processors run (CONTRACT §5).
     else if (key === "_id") errors.push({ property: key, message: "processors cannot run on _id" });
     else {
@@ -58,10 +59,34 @@ function collect(node: unknown, path: string[], found: PropertyPlan[], errors: P
     }
   }
   if (source.properties && typeof source.properties === "object" && !Array.isArray(source.properties))
-    for (const [name, child] of Object.entries(source.properties as Record<string, unknown>)) collect(child, [...path, name], found, errors, insideArray);
+    for (const [name, child] of Object.entries(source.properties as Record<string, unknown>)) collect(child, [...path, name], found, errors, insideArray, definitions);
   // Items of an array: any processor down there would run on an array element.
   const items = Array.isArray(source.items) ? source.items : source.items ? [source.items] : [];
-  for (const item of items) collect(item, path, found, errors, true);
+  for (const item of items) collect(item, path, found, errors, true, definitions);
+}
+
+/**
+ * Whether a property's value may be an array: its `type`, through a `$ref` to the schema's
+ * definitions (inlined where the schema is compiled, so the value is validated as that), and
+ * through `allOf`/`anyOf`/`oneOf`. A processor there would replace the array with its output.
+ */
+function mayBeArray(node: unknown, definitions: Record<string, unknown>, depth: number): boolean {
+  if (!isObject(node) || depth > MAX_REF_DEPTH) return false;
+  const types = Array.isArray(node.type) ? node.type : [node.type];
+  if (types.includes("array")) return true;
+  if (typeof node.$ref === "string" && node.$ref.startsWith(DEFINITION_REF)) {
+    const name = decodePointer(node.$ref.slice(DEFINITION_REF.length));
+    if (Object.hasOwn(definitions, name) && mayBeArray(definitions[name], definitions, depth + 1)) return true;
+  }
+  return ["allOf", "anyOf", "oneOf"].some((keyword) => Array.isArray(node[keyword]) && node[keyword].some((branch: unknown) => mayBeArray(branch, definitions, depth + 1)));
+}
+
+const DEFINITION_REF = "#/definitions/";
+/** A reference cycle (`a` -> `b` -> `a`) ends here. */
+const MAX_REF_DEPTH = 32;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return !!value && typeof value === "object" && !Array.isArray(value);
 }
 
 function parseProcessors(value: unknown, key: string, errors: PropertyError[]): ProcessorSpec[] | undefined {

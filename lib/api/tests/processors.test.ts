@@ -73,6 +73,31 @@ describe("processors in a schema, checked when it is saved", () => {
     expect(array.status).toBe(422);
     expect(array.body.errors).toEqual([{ property: "tags", message: "processors cannot run on an array property" }]);
 
+    // An array reached through $ref or a combinator is an array all the same.
+    const saveWhole = (schema: Record<string, unknown>) => t.server.request(`/api/collections/${unique("bad")}/`, as({ json: { schema } }));
+    for (const tags of [
+      { $ref: "#/definitions/list", processors: [{ name: "md5" }] },
+      { anyOf: [{ type: "array" }, { type: "string" }], processors: [{ name: "md5" }] },
+      { oneOf: [{ $ref: "#/definitions/list" }], processors: [{ name: "random" }] },
+      { allOf: [{ type: ["array", "null"] }], processors: [{ name: "md5" }] },
+    ]) {
+      const res = await saveWhole({ type: "object", definitions: { list: { type: "array" } }, properties: { tags } });
+      expect(res.status, JSON.stringify(tags)).toBe(422);
+      expect(res.body.errors).toEqual([{ property: "tags", message: "processors cannot run on an array property" }]);
+    }
+    expect((await saveWhole({ type: "object", definitions: { text: { type: "string" } }, properties: { h: { $ref: "#/definitions/text", processors: [{ name: "md5" }] } } })).status).toBe(201);
+
+    // Where processors would never run (the plan walks properties and items): 422 naming the place.
+    for (const [a, where] of [
+      [{ type: "string", anyOf: [{ processors: [{ name: "random" }] }] }, "schema.a.anyOf.0"],
+      [{ type: "string", not: { processors: [{ name: "nope" }] } }, "schema.a.not"],
+      [{ type: "object", additionalProperties: { type: "string", processors: [{ name: "random" }] } }, "schema.a.additionalProperties"],
+    ] as const) {
+      const res = await saveSchema({ a });
+      expect(res.status, where).toBe(422);
+      expect(res.body.errors.map((e: { property: string }) => e.property)).toContain(where);
+    }
+
     const inItems = await saveSchema({ list: { type: "array", items: { type: "object", properties: { x: { type: "string", processors: [{ name: "md5" }] } } } } });
     expect(inItems.status).toBe(422);
     expect(inItems.body.errors[0].property).toBe("list.x");
