@@ -39,6 +39,14 @@ describe("compileSchema (Deform's differences from draft 4)", () => {
     expect(compiled.validate({ name: "n", ref: "k" })).toEqual([]);
   });
 
+  it("multipleOf counts decimal quotients (19.99 is a multiple of 0.01), as draft 4 means it", () => {
+    const prices = compileSchema({ properties: { p: { type: "number", multipleOf: 0.01 }, q: { type: "number", multipleOf: 0.1 } } });
+    for (const p of [19.99, 4.35, 0.07, 1, 0]) expect(prices.validate({ p }), `${p}`).toEqual([]);
+    for (const q of [0.3, 0.7, 2.2]) expect(prices.validate({ q }), `${q}`).toEqual([]);
+    expect(prices.validate({ p: 0.005 }).map((e) => e.property)).toEqual(["p"]);
+    expect(prices.validate({ q: 0.35 }).map((e) => e.property)).toEqual(["q"]);
+  });
+
   it("an invalid schema is a 422 naming schema", () => {
     expect(() => compileSchema({ type: 12 })).toThrow(expect.objectContaining({ kind: "validation" }));
   });

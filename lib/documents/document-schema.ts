@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
 import { linearRegExp } from "../query/linear-regexp";
 import { validationError, type PropertyError } from "../errors";
-import { addDraft4Formats, realCalendarDate } from "./schema-formats";
+import { addDraft4Formats, MULTIPLE_OF_PRECISION, realCalendarDate } from "./schema-formats";
 
 /**
  * Collection schemas: JSON Schema draft 4 (ajv-draft-04) with Deform's differences (CONTRACT §4).
@@ -25,7 +25,7 @@ export interface CompiledSchema {
 }
 
 // `pattern`s come from requests: they run on RE2, never on the backtracking engine.
-const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, code: { regExp: linearRegExp } });
+const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, multipleOfPrecision: MULTIPLE_OF_PRECISION, code: { regExp: linearRegExp } });
 ajv.addFormat("arca-datetime", (value: string) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) && realCalendarDate(value));
 addDraft4Formats(ajv);
 

@@ -48,3 +48,10 @@ function realDateTime(value: string): boolean {
   const offset = /[+-](\d{2}):(\d{2})$/.exec(value);
   return !offset || (Number(offset[1]) <= 23 && Number(offset[2]) <= 59);
 }
+
+/**
+ * ajv's `multipleOf` divides in binary floating point: 19.99 / 0.01 is 1998.9999999999998, so
+ * without a tolerance a price "is not a multiple of 0.01". Draft 4 means the decimal quotient;
+ * a quotient within 1e-9 of a whole number counts as whole (both ajv setups use it).
+ */
+export const MULTIPLE_OF_PRECISION = 9;

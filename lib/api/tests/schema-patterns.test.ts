@@ -43,5 +43,9 @@ describe("JSON Schema patterns", () => {
     const conditions = { type: "object", properties: { email: { type: "string", format: "email" } } };
     expect(matchesConditions({ conditions }, { email: "ann@example.com" })).toBe(true);
     expect(matchesConditions({ conditions }, { email: "nope" })).toBe(false);
+    // And the same multipleOf: 19.99 is a multiple of 0.01 (a binary remainder said otherwise).
+    const cents = { type: "object", properties: { price: { type: "number", multipleOf: 0.01 } } };
+    expect(matchesConditions({ conditions: cents }, { price: 19.99 })).toBe(true);
+    expect(matchesConditions({ conditions: cents }, { price: 19.995 })).toBe(false);
   });
 });
