@@ -142,14 +142,21 @@ test("processors: configured with the schema editor's forms (422 inline), output
   ).toBe(201);
   await signIn(page, email, password);
 
-  await test.step("a step missing its required argument: the API's 422 under the property's processors", async () => {
+  await test.step("a new step has an input for each required argument; the API's 422 shows under the property's processors", async () => {
     await page.goto(`${base}/collections/pages/definition`);
     const digest = page.getByTestId("processors-of-digest");
     await digest.locator("summary").click();
+    // A resize's size is a value only: it once had no input at all, and every save was a 422.
+    await digest.getByLabel("Add a processor").selectOption("resize");
+    await digest.getByRole("button", { name: "Add", exact: true }).click();
+    await expect(digest.getByLabel("size [width, height]: width")).toHaveValue("800");
+    await digest.getByRole("button", { name: "Remove step 1" }).click();
     await digest.getByLabel("Add a processor").selectOption("template");
     await digest.getByRole("button", { name: "Add", exact: true }).click();
+    // Handlebars' `log` helper would write document values to the server's console: refused.
+    await digest.getByLabel("template: value").fill("{{log title}}");
     await page.getByRole("button", { name: "Save changes" }).click();
-    await expect(digest.getByTestId("processor-errors")).toContainText('template: argument "template_string" is required');
+    await expect(digest.getByTestId("processor-errors")).toContainText("template_string");
   });
 
   await test.step("an md5 of another property through the form, saved into the schema", async () => {
@@ -196,5 +203,21 @@ test("processors: configured with the schema editor's forms (422 inline), output
     await expect(html.getByLabel("HTML, shown as text")).toContainText("<h1>");
     await expect(html.locator("h1")).toHaveCount(0);
     await expect(html).not.toContainText("<script>");
+  });
+
+  await test.step("renaming a field in the designer carries the processors reading it and its index along", async () => {
+    expect((await call("/api/collections/pages/", { method: "PATCH", json: { indexes: [{ type: "simple", property: "body", unique: true }] } })).status).toBe(200);
+    await page.goto(`${base}/collections/pages/definition`);
+    await page.getByRole("button", { name: "Fields", exact: true }).click();
+    const name = page.getByLabel("Name of field 3", { exact: true });
+    await expect(name).toHaveValue("body");
+    await name.fill("text");
+    await name.blur();
+    await page.getByRole("button", { name: "Save changes" }).click();
+    await expect(page.getByText("Collection saved.")).toBeVisible();
+    const saved = (await call("/api/collections/pages/")).body;
+    expect(Object.keys(saved.schema.properties)).not.toContain("body");
+    expect(saved.schema.properties.body_html.processors[0].in.text).toEqual({ property: "text" });
+    expect(saved.indexes).toEqual([expect.objectContaining({ type: "simple", property: "text", unique: true })]);
   });
 });

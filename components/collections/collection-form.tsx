@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from "react";
 import { ApiError, describeError, type PropertyError } from "@/lib/client/api";
 import { checkSchema, parseJsonObject, schemaColumns } from "@/lib/client/json-editing";
+import { renamedPath } from "@/lib/client/rename-property";
 import type { CollectionDefinition, CollectionInput } from "@/lib/client/types";
 import { Alert, Button, JsonField, TextField } from "@/components/ui";
 import { checkRows, fromRows, IndexEditor, toRows, type IndexRow } from "./index-editor";
@@ -115,7 +116,21 @@ export function CollectionForm({
             </button>
           ))}
         </div>
-        {designing && <SchemaDesigner text={schemaText} onChange={setSchemaText} />}
+        {designing && (
+          <SchemaDesigner
+            text={schemaText}
+            onChange={setSchemaText}
+            onRename={(from, to) =>
+              setRows((current) =>
+                current.map((row) => ({
+                  ...row,
+                  property: row.property.trim() ? renamedPath(row.property.trim(), from, to) : row.property,
+                  properties: row.properties && row.properties.split(",").map((p) => renamedPath(p.trim(), from, to)).join(", "),
+                })),
+              )
+            }
+          />
+        )}
         {!designing && (
           <JsonField
             label="Schema (JSON Schema)"

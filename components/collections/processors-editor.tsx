@@ -2,11 +2,11 @@
 
 import { useId, useState } from "react";
 import type { PropertyError } from "@/lib/client/api";
-import { processorKind, PROCESSOR_KINDS, type ArgumentDescription, type ProcessorValue } from "@/lib/client/processor-catalog";
+import { argumentModes, initialArgument, requiredArgumentMode, newProcessorStep, processorKind, PROCESSOR_KINDS, type ArgumentDescription, type ArgumentMode, type ProcessorValue } from "@/lib/client/processor-catalog";
 import { Button, inputClass, SelectField } from "@/components/ui";
 
 type Argument = NonNullable<ProcessorValue["in"]>[string];
-type Mode = "default" | "property" | "value";
+type Mode = ArgumentMode;
 
 /**
  * The processors of one schema property (CONTRACT §7), as a form per kind: add, order, remove
@@ -74,7 +74,7 @@ export function ProcessorsEditor({
             </option>
           ))}
         </SelectField>
-        <Button variant="secondary" onClick={() => onChange([...value, { name: adding, in: {} }])}>
+        <Button variant="secondary" onClick={() => onChange([...value, processorKind(adding) ? newProcessorStep(processorKind(adding)!, properties) : { name: adding, in: {} }])}>
           Add
         </Button>
       </div>
@@ -132,19 +132,17 @@ function ArgumentField({
   onChange: (next: Argument | undefined) => void;
 }) {
   const id = useId();
-  const mode: Mode = value === undefined ? "default" : "property" in value ? "property" : "value";
+  const modes = argumentModes(arg, required);
+  // A required argument never shows "not set": absent (a schema saved without it), it is asked
+  // for in its first mode.
+  const mode: Mode = value === undefined ? (required ? requiredArgumentMode(arg) : "default") : "property" in value ? "property" : "value";
   const literal = value && "value" in value ? value.value : undefined;
   // `context` is stored as the object of arguments itself, other JSON arguments as {"value": ...}.
   const shown = arg.name === "context" ? value : literal;
   const [draft, setDraft] = useState(() => (arg.input.type === "json" && shown !== undefined ? JSON.stringify(shown, null, 2) : ""));
   const [jsonError, setJsonError] = useState<string>();
-  const modes: Mode[] = [...(required ? [] : (["default"] as Mode[])), ...(arg.valueOnly ? [] : (["property"] as Mode[])), ...(arg.propertyOnly ? [] : (["value"] as Mode[]))];
   const defaultLabel = isSource ? "this property's value" : "not set";
-  const setMode = (next: Mode) => {
-    if (next === "default") onChange(undefined);
-    else if (next === "property") onChange({ property: properties[0] ?? "" });
-    else onChange({ value: arg.input.type === "number" ? 0 : arg.input.type === "size" ? [800, 600] : arg.input.type === "enum" ? arg.input.options[0] : arg.input.type === "json" ? {} : "" });
-  };
+  const setMode = (next: Mode) => onChange(initialArgument(arg, next, properties));
   return (
     <fieldset className="min-w-0">
       <legend className="text-sm font-medium text-slate-700">

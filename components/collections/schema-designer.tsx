@@ -2,6 +2,7 @@
 
 import { useState } from "react";
 import { parseJsonObject } from "@/lib/client/json-editing";
+import { renameSchemaProperty } from "@/lib/client/rename-property";
 import { Button, inputClass } from "@/components/ui";
 
 const TYPES = ["string", "number", "integer", "boolean", "datetime", "file", "embed", "array", "object"];
@@ -9,11 +10,12 @@ const TYPES = ["string", "number", "integer", "boolean", "datetime", "file", "em
 type Property = Record<string, unknown>;
 
 /**
- * The schema as a list of fields: add, rename, retype, reorder (which also writes `position`),
+ * The schema as a list of fields: add, rename (references to the field follow, `onRename` for the
+ * indexes the form holds), retype, reorder (which also writes `position`),
  * required and immutable, remove. It edits the same JSON text as the schema box, keeping every
  * other key of the schema and of each property, and the properties' key order as shown.
  */
-export function SchemaDesigner({ text, onChange }: { text: string; onChange: (text: string) => void }) {
+export function SchemaDesigner({ text, onChange, onRename }: { text: string; onChange: (text: string) => void; onRename?: (from: string, to: string) => void }) {
   const parsed = text.trim() ? parseJsonObject(text, "A schema") : ({ ok: true, value: {} } as const);
   const [name, setName] = useState("");
   const [type, setType] = useState("string");
@@ -44,8 +46,11 @@ export function SchemaDesigner({ text, onChange }: { text: string; onChange: (te
                 defaultValue={key}
                 onBlur={(e) => {
                   const next = e.target.value.trim();
-                  if (!next || next === key || next in properties) return void (e.target.value = key);
-                  write(entries.map(([k, p]) => [k === key ? next : k, p]));
+                  // `_id` has its own rules, and a dot would read as a path into another property.
+                  if (!next || next === key || next in properties || next === "_id" || next.includes(".")) return void (e.target.value = key);
+                  // Processor inputs and the required list follow the rename; the form renames indexes.
+                  onChange(JSON.stringify({ type: "object", ...renameSchemaProperty(schema, key, next) }, null, 2));
+                  onRename?.(key, next);
                 }}
                 className={`mt-0.5 ${inputClass} w-40 font-mono`}
               />

@@ -30,6 +30,8 @@ export interface KindDescription {
   /** The argument that defaults to the property's own value. */
   source?: string;
   required: string[];
+  /** Arguments a new step starts with besides the required ones: one of several aliases is required (apiai's key). */
+  prefilled?: string[];
   args: ArgumentDescription[];
 }
 
@@ -110,6 +112,7 @@ export const PROCESSOR_KINDS: KindDescription[] = [
     output: "{resolvedQuery, speech, action, parameters, contexts}",
     source: "text",
     required: [],
+    prefilled: ["api_key"],
     args: [
       text("text"),
       { name: "language", label: "language", input: { type: "text", multiline: false } },
@@ -156,4 +159,39 @@ export const processorKind = (name: string): KindDescription | undefined => PROC
 export interface ProcessorValue {
   name: string;
   in?: Record<string, { property: string } | { value: unknown } | Record<string, unknown>>;
+}
+
+export type ArgumentMode = "default" | "property" | "value";
+type Argument = NonNullable<ProcessorValue["in"]>[string];
+
+/** The ways an argument may be given: not set (unless required), another property, a literal. */
+export function argumentModes(arg: ArgumentDescription, required: boolean): ArgumentMode[] {
+  return [...(required ? [] : (["default"] as const)), ...(arg.valueOnly ? [] : (["property"] as const)), ...(arg.propertyOnly ? [] : (["value"] as const))];
+}
+
+/** The mode a required argument starts in: a literal where one may be typed, else a property. */
+export function requiredArgumentMode(arg: ArgumentDescription): ArgumentMode {
+  return arg.propertyOnly ? "property" : "value";
+}
+
+/** What an argument starts as when the user picks a mode (the first property; a value of its type). */
+export function initialArgument(arg: ArgumentDescription, mode: ArgumentMode, properties: string[]): Argument | undefined {
+  if (mode === "default") return undefined;
+  if (mode === "property") return { property: properties[0] ?? "" };
+  const input = arg.input;
+  return { value: input.type === "number" ? 0 : input.type === "size" ? [800, 600] : input.type === "enum" ? input.options[0] : input.type === "json" ? {} : "" };
+}
+
+/**
+ * A new step of `kind`: its required (and prefilled) arguments already given, a literal where one
+ * may be typed, so the form shows an input for each (a required argument has no "not set").
+ */
+export function newProcessorStep(kind: KindDescription, properties: string[]): ProcessorValue {
+  const args: Record<string, Argument> = {};
+  for (const arg of kind.args) {
+    if (!kind.required.includes(arg.name) && !kind.prefilled?.includes(arg.name)) continue;
+    const initial = initialArgument(arg, requiredArgumentMode(arg), properties);
+    if (initial) args[arg.name] = initial;
+  }
+  return { name: kind.name, in: args };
 }

@@ -41,6 +41,11 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
   const info: Translation = { datetimes: [], immutables: [], embeds: [], files: [], definitions, resolving: new Set(), lost: [] };
   const standard = translate(schema, [], info, true) as Record<string, unknown>;
   if (options.checkArca) {
+    // Every document has a string `_id` (CONTRACT §5): a schema typing it otherwise refused them all.
+    const idSchema = schema.properties && typeof schema.properties === "object" ? (schema.properties as Record<string, unknown>)._id : undefined;
+    const idType = idSchema && typeof idSchema === "object" ? (idSchema as Record<string, unknown>).type : undefined;
+    if (idType !== undefined && !(Array.isArray(idType) ? idType : [idType]).includes("string"))
+      throw validationError("Validation error", [{ property: "schema.properties._id.type", message: "_id is a string: its type must allow string" }]);
     const unnamed = embedsWithoutCollection(schema, []);
     if (unnamed.length)
       throw validationError("Validation error", unnamed.map((path) => ({ property: `schema.properties.${path.join(".properties.")}.collection`, message: "an embed names the collection it reads from" })));

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { PROCESSOR_KINDS } from "../client/processor-catalog";
+import { newProcessorStep, PROCESSOR_KINDS } from "../client/processor-catalog";
+import { buildProcessorPlan } from "./processor-plan";
 import { processorKinds } from "./processor-registry";
 
 // The dashboard's description of the kinds (lib/client) must match what the server accepts.
@@ -12,5 +13,20 @@ describe("processor catalog", () => {
       expect([...kind.required].sort(), kind.name).toEqual([...(server.required ?? [])].sort());
       expect(kind.source, kind.name).toBe(server.source);
     }
+  });
+});
+
+describe("a new step in the dashboard's editor", () => {
+  it.each(PROCESSOR_KINDS.map((kind) => [kind.name, kind] as const))("%s: starts with every required argument given, so the form has an input for each", (_name, kind) => {
+    const step = newProcessorStep(kind, ["photo"]);
+    expect(Object.keys(step.in ?? {}).sort()).toEqual([...kind.required, ...(kind.prefilled ?? [])].sort());
+    // What the server says of it: never "is required" (the form once offered no input for it).
+    let problem = "";
+    try {
+      buildProcessorPlan({ type: "object", properties: { photo: { type: "file" }, out: { type: "string", processors: [step] } } });
+    } catch (error) {
+      problem = JSON.stringify((error as { errors?: unknown }).errors ?? (error as Error).message);
+    }
+    expect(problem).not.toMatch(/required/);
   });
 });

@@ -392,6 +392,17 @@ describe("patterns in collection schemas (draft 4)", () => {
     expect((await t.server.request(docs("codes"), as({ json: { code: "A12" } }))).status).toBe(422);
   });
 
+  it("a schema may describe _id, as a string: another type is 422 at save (no document could be stored)", async () => {
+    for (const type of ["integer", ["number", "null"]]) {
+      const res = await t.server.request(`/api/collections/typed-id-${Array.isArray(type) ? "list" : type}/`, as({ method: "PUT", json: { schema: { type: "object", properties: { _id: { type } } } } }));
+      expect(res.status, JSON.stringify(type)).toBe(422);
+      expect(res.body.errors).toEqual([{ property: "schema.properties._id.type", message: "_id is a string: its type must allow string" }]);
+    }
+    const named = await t.server.request("/api/collections/typed-id-ok/", as({ method: "PUT", json: { schema: { type: "object", properties: { _id: { type: "string", pattern: "^k" } } } } }));
+    expect(named.status, named.text).toBe(201);
+    expect((await t.server.request(docs("typed-id-ok"), as({ json: { _id: "k1" } }))).status).toBe(201);
+  });
+
   it("patternProperties: a key a pattern matches is no additional property and must fit the pattern's schema", async () => {
     const schema = { type: "object", properties: { a: { type: "string" } }, patternProperties: { "^x_": { type: "integer" } } };
     expect((await t.server.request("/api/collections/", as({ method: "PUT", json: { _id: "patterned", schema } }))).status).toBe(201);
