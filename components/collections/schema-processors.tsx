@@ -1,5 +1,6 @@
 "use client";
 
+import { useEffect, useState } from "react";
 import type { PropertyError } from "@/lib/client/api";
 import type { ProcessorValue } from "@/lib/client/processor-catalog";
 import { ProcessorsEditor } from "./processors-editor";
@@ -40,7 +41,7 @@ export function SchemaProcessors({
         const own = errors.filter((e) => e.property === name || e.property?.startsWith(`${name}.`));
         const isArray = property.type === "array" || (Array.isArray(property.type) && property.type.includes("array"));
         return (
-          <details key={name} open={steps.length > 0 || own.length > 0} className="rounded-md border border-slate-200 px-3 py-2" data-testid={`processors-of-${name}`}>
+          <PropertyDetails key={name} start={steps.length > 0} refused={own.length > 0} testId={`processors-of-${name}`}>
             <summary className="cursor-pointer text-sm">
               <span className="font-mono">{name}</span>{" "}
               <span className="text-xs text-slate-500">
@@ -53,9 +54,26 @@ export function SchemaProcessors({
                 <ProcessorsEditor property={name} value={steps} onChange={(next) => setSteps(name, next)} errors={own.map((e) => ({ ...e, property: name }))} properties={names.filter((n) => n !== name)} />
               </div>
             )}
-          </details>
+          </PropertyDetails>
         );
       })}
     </section>
+  );
+}
+
+/**
+ * A property's processors, open from the start when it has some, and opened by the server's
+ * refusal; otherwise as the user toggles it. (Bound to "has steps", removing the last step shut
+ * it under the user's hands, with the "Add a processor" control inside.)
+ */
+function PropertyDetails({ start, refused, testId, children }: { start: boolean; refused: boolean; testId: string; children: React.ReactNode }) {
+  const [open, setOpen] = useState(start || refused);
+  useEffect(() => {
+    if (refused) setOpen(true);
+  }, [refused]);
+  return (
+    <details open={open} onToggle={(e) => setOpen(e.currentTarget.open)} className="rounded-md border border-slate-200 px-3 py-2" data-testid={testId}>
+      {children}
+    </details>
   );
 }
