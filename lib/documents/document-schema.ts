@@ -93,7 +93,8 @@ interface Translation extends Omit<CompiledSchema, "validate"> {
   lost: string[];
 }
 
-const DEFINITION_REF = "#/definitions/";
+/** The one `$ref` form Arca follows: into the schema's own `definitions`. */
+export const DEFINITION_REF = "#/definitions/";
 
 function translate(node: unknown, path: string[], info: Translation, root = false): unknown {
   if (!node || typeof node !== "object" || Array.isArray(node)) return node;

@@ -1,4 +1,5 @@
-import { decodePointer } from "../documents/document-schema";
+import { decodePointer, DEFINITION_REF } from "../documents/document-schema";
+import { isPlainObject } from "../query/json-values";
 import { validationError, type PropertyError } from "../errors";
 import { processorKinds } from "./processor-registry";
 import type { ArgumentSpec, ProcessorSpec } from "./processor-types";
@@ -39,7 +40,7 @@ export function processorPlan(schema: Record<string, unknown> | null): Processor
 export function buildProcessorPlan(schema: Record<string, unknown>): ProcessorPlan {
   const found: PropertyPlan[] = [];
   const errors: PropertyError[] = [];
-  const definitions = isObject(schema.definitions) ? schema.definitions : {};
+  const definitions = isPlainObject(schema.definitions) ? schema.definitions : {};
   collect(schema, [], found, errors, false, definitions);
   if (errors.length) throw validationError("Validation error", errors);
   return dependencyOrder(found);
@@ -71,7 +72,7 @@ function collect(node: unknown, path: string[], found: PropertyPlan[], errors: P
  * through `allOf`/`anyOf`/`oneOf`. A processor there would replace the array with its output.
  */
 function mayBeArray(node: unknown, definitions: Record<string, unknown>, depth: number): boolean {
-  if (!isObject(node) || depth > MAX_REF_DEPTH) return false;
+  if (!isPlainObject(node) || depth > MAX_REF_DEPTH) return false;
   const types = Array.isArray(node.type) ? node.type : [node.type];
   if (types.includes("array")) return true;
   if (typeof node.$ref === "string" && node.$ref.startsWith(DEFINITION_REF)) {
@@ -81,13 +82,8 @@ function mayBeArray(node: unknown, definitions: Record<string, unknown>, depth: 
   return ["allOf", "anyOf", "oneOf"].some((keyword) => Array.isArray(node[keyword]) && node[keyword].some((branch: unknown) => mayBeArray(branch, definitions, depth + 1)));
 }
 
-const DEFINITION_REF = "#/definitions/";
 /** A reference cycle (`a` -> `b` -> `a`) ends here. */
 const MAX_REF_DEPTH = 32;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return !!value && typeof value === "object" && !Array.isArray(value);
-}
 
 function parseProcessors(value: unknown, key: string, errors: PropertyError[]): ProcessorSpec[] | undefined {
   if (!Array.isArray(value)) {
