@@ -32,6 +32,17 @@ describe("compileSchema (Deform's differences from draft 4)", () => {
     for (const at of ["2024-02-29T10:00:00Z", "2024-12-31", "2024-04-30T23:59:59.5+02:00"]) expect(compiled.validate({ name: "n", at }), at).toEqual([]);
   });
 
+  it("a datetime's UTC instant must fall in years 0000-9999 (stored with four digits, so it can be written back)", () => {
+    for (const at of ["9999-12-31T23:00:00-02:00", "0000-01-01T00:00:00+02:00"]) expect(compiled.validate({ name: "n", at }).map((e) => e.property), at).toEqual(["at"]);
+    for (const at of ["9999-12-31T23:59:59Z", "0000-01-01T00:00:00Z", "0000-02-29", "9999-12-31T23:00:00+02:00"]) {
+      expect(compiled.validate({ name: "n", at }), at).toEqual([]);
+      const doc = { name: "n", at };
+      normalizeDatetimes(doc, compiled);
+      expect(doc.at, at).toMatch(/^\d{4}-/);
+      expect(compiled.validate(doc), at).toEqual([]);
+    }
+  });
+
   it("knows embeds and immutables", () => {
     expect(compiled.embeds).toEqual([{ path: ["ref"], collection: "others", field: "_id" }]);
     expect(checkImmutable({ key: "a" }, { key: "b" }, compiled)).toHaveLength(1);

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
 import { linearRegExp } from "../query/linear-regexp";
 import { validationError, type PropertyError } from "../errors";
-import { addDraft4Formats, MULTIPLE_OF_PRECISION, realCalendarDate } from "./schema-formats";
+import { addDraft4Formats, MULTIPLE_OF_PRECISION, realCalendarDate, withinFourDigitYears } from "./schema-formats";
 
 /**
  * Collection schemas: JSON Schema draft 4 (ajv-draft-04) with Deform's differences (CONTRACT §4).
@@ -26,7 +26,10 @@ export interface CompiledSchema {
 
 // `pattern`s come from requests: they run on RE2, never on the backtracking engine.
 const ajv = new Ajv({ allErrors: true, strict: false, validateSchema: true, multipleOfPrecision: MULTIPLE_OF_PRECISION, code: { regExp: linearRegExp } });
-ajv.addFormat("arca-datetime", (value: string) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) && realCalendarDate(value));
+ajv.addFormat(
+  "arca-datetime",
+  (value: string) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) && realCalendarDate(value) && withinFourDigitYears(value),
+);
 addDraft4Formats(ajv);
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;

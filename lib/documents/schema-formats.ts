@@ -37,7 +37,20 @@ const URI = linearRegExp("^[A-Za-z][A-Za-z0-9+.-]*:[^\\s]*$");
 export function realCalendarDate(value: string): boolean {
   const [year, month, day] = value.slice(0, 10).split("-").map(Number);
   if (month < 1 || month > 12 || day < 1) return false;
-  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+  // setUTCFullYear, not Date.UTC: Date.UTC reads years 0-99 as 1900-1999 (0000 is a leap year, 1900 not).
+  const lastOfMonth = new Date(0);
+  lastOfMonth.setUTCFullYear(year, month, 0);
+  return day <= lastOfMonth.getUTCDate();
+}
+
+/**
+ * A `datetime` is stored as UTC in `toISOString`'s form, which has four-digit years only for
+ * instants in years 0000-9999 (else `+010000-...`, which is not ISO 8601's basic form, sorts out
+ * of time order as text, and would be refused when written back): outside them it is refused.
+ */
+export function withinFourDigitYears(value: string): boolean {
+  const year = new Date(Date.parse(value)).getUTCFullYear();
+  return year >= 0 && year <= 9999;
 }
 
 /** Month, day, hour, minute and second within their ranges (a leap second allowed). */
