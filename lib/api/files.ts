@@ -108,7 +108,7 @@ async function propertyContent(c: Context<ApiEnv>, next: Next) {
   if (collectionId.startsWith("_")) return next();
   allow(c, "read", collectionId, id);
   const { doc } = await getDocument({ projectId: projectId(c), dataSizeLimit: 0 }, { collectionId, id });
-  const path = pathParam(c, "path").split("/").filter(Boolean).map(decodeURIComponent);
+  const path = propertyPath(c);
   let value: unknown;
   try {
     value = readProperty(doc, path);

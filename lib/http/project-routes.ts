@@ -29,13 +29,29 @@ export function pathParam(c: { req: { param(name: string): string | undefined } 
   return value;
 }
 
-/** The `:path{.+}` of a property route as its decoded segments (`a/b%2Fc/` -> ["a", "b/c"]). */
-export function propertyPath(c: { req: { param(name: string): string | undefined } }): string[] {
-  return pathParam(c, "path").split("/").filter(Boolean).map((segment) => {
-    try {
-      return decodeURIComponent(segment);
-    } catch {
-      throw badRequest("Malformed percent-escape in the property path");
-    }
-  });
+/**
+ * The `:path{.+}` of a property route as its segments, each percent-decoded exactly once
+ * (`a/b%2Fc/` -> ["a", "b/c"], `%2541` -> ["%41"]). Hono's parameter is already decoded, which
+ * loses the difference between `/` and `%2F` and made a second decode read `%2541` as `A`; so the
+ * segments come from the request's raw path, at the parameter's place in the matched route.
+ */
+export function propertyPath(c: { req: { routePath: string; url: string; param(name: string): string | undefined } }): string[] {
+  pathParam(c, "path");
+  const pattern = c.req.routePath.split("/");
+  const at = pattern.findIndex((segment) => segment.startsWith(":path"));
+  const raw = new URL(c.req.url).pathname.split("/");
+  if (raw[raw.length - 1] === "") raw.pop(); // the trailing slash
+  return raw
+    .slice(at, raw.length - (pattern.length - at - 1))
+    .filter(Boolean)
+    .map((segment) => {
+      let decoded: string;
+      try {
+        decoded = decodeURIComponent(segment);
+      } catch {
+        throw badRequest("Malformed percent-escape in the property path");
+      }
+      if (decoded.includes("\u0000")) throw badRequest("A path segment must not contain NUL");
+      return decoded;
+    });
 }

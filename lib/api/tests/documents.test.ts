@@ -124,6 +124,25 @@ describe("documents: create, read, save, patch, delete", () => {
     expect((await t.server.request(`${docs("props")}p/zzz/`, as({ method: "DELETE" }))).status).toBe(404);
   });
 
+  it("a property path segment is percent-decoded once: %2541 names the key %41 (not A), %2F a slash inside a key", async () => {
+    await t.server.request(docs("odd-keys"), as({ json: { _id: "k", A: "plain", "%41": "percent", "%": "pct", "a/b": "slash", a: { b: "nested" } } }));
+    expect((await t.server.request(`${docs("odd-keys")}k/%2541/`, as())).body).toBe("percent");
+    expect((await t.server.request(`${docs("odd-keys")}k/%25/`, as())).body).toBe("pct");
+    expect((await t.server.request(`${docs("odd-keys")}k/a%2Fb/`, as())).body).toBe("slash");
+    expect((await t.server.request(`${docs("odd-keys")}k/a/b/`, as())).body).toBe("nested");
+    const put = await t.server.request(`${docs("odd-keys")}k/%2541/`, as({ method: "PUT", json: "written" }));
+    expect(put.status, put.text).toBe(200);
+    expect((await t.server.request(`${docs("odd-keys")}k/%2541/`, as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request(`${docs("odd-keys")}k/`, as())).body).toEqual({ _id: "k", A: "plain", "%": "pct", "a/b": "slash", a: { b: "nested" } });
+    expect((await t.server.request(`${docs("odd-keys")}k/%E0%A4%A/`, as())).body).toEqual({ message: "Malformed percent-escape in the property path" });
+
+    const schema = { type: "object", properties: { A: { type: "string" }, "%41": { type: "integer" } } };
+    expect((await t.server.request("/api/collections/odd-schema/", as({ method: "PUT", json: { schema } }))).status).toBe(201);
+    expect((await t.server.request("/api/collections/odd-schema/schema/properties/%2541/", as())).body).toEqual({ type: "integer" });
+    expect((await t.server.request("/api/collections/odd-schema/schema/properties/%2541/", as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request("/api/collections/odd-schema/schema/properties/", as())).body).toEqual({ A: { type: "string" } });
+  });
+
   it("property paths: POST creates (201, 409 when present), PATCH changes (shallow or merge patch; 404 when absent)", async () => {
     const p = `${docs("props2")}q/`;
     await t.server.request(docs("props2"), as({ json: { _id: "q", o: { a: 1, n: { x: 1, y: 2 } }, s: "text" } }));
