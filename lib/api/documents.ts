@@ -231,7 +231,7 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
 async function update(c: Context<ApiEnv>, upsert: boolean) {
   const collectionId = collection(c, "update");
   if (upsert) allow(c, "write", collectionId);
-  const { filter, body } = await readActionBody(c);
+  const { filter, body } = await readActionBody(c, ["operation"]);
   filterReads(filter, () => allow(c, "read", collectionId));
   if (body.operation === undefined) throw badRequest("operation required");
   const result = await updateDocuments(requestScope(c), { collectionId, filter, operation: body.operation, upsert });

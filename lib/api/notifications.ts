@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { forbidden } from "../errors";
-import { filterReads } from "../http/action-filter";
+import { filterReads, readActionBody } from "../http/action-filter";
 import { withActions } from "../http/actions";
 import { readOnlyCollection } from "../http/read-only";
 import type { ApiEnv } from "../http/env";
@@ -45,7 +45,7 @@ export function bindNotificationsApi(app: ProjectRoutes): void {
       withActions(
         {
           find: async (c) => list(c, await readJsonObject(c)),
-          delete: async (c) => deleteMatching(c, await readJsonObject(c)),
+          delete: async (c) => deleteMatching(c),
         },
         readOnlyCollection,
       ),
@@ -76,9 +76,9 @@ async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
 }
 
 /** `X-Action: delete {filter}`: no filter deletes them all (CONTRACT §3). */
-async function deleteMatching(c: Context<ApiEnv>, body: Record<string, unknown>) {
+async function deleteMatching(c: Context<ApiEnv>) {
   allow(c, "delete");
-  const { filter: raw } = readListQuery(new URL(c.req.url).searchParams, body);
+  const { filter: raw } = await readActionBody(c);
   filterReads(raw, () => allow(c, "read"));
   const filter = raw ? parseFilter(raw) : undefined;
   const all = (await listNotifications(c.get("project")._id)) as unknown as Record<string, unknown>[];

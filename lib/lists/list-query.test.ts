@@ -35,9 +35,19 @@ describe("readListQuery", () => {
     expect(query).toMatchObject({ page: 1, perPage: 1000, filter: { b: 2 }, text: "body" });
   });
 
+  it("takes page and per_page from a find body too (the URL's win), as numbers or digits", () => {
+    expect(readListQuery(new URLSearchParams(""), { page: 2, per_page: "3" })).toMatchObject({ page: 2, perPage: 3 });
+    expect(readListQuery(new URLSearchParams("page=4"), { page: 2, per_page: 3 })).toMatchObject({ page: 4, perPage: 3 });
+    for (const page of [0, 1.5, -1, "x", true, [2]]) expect(() => readListQuery(new URLSearchParams(""), { page }), String(page)).toThrow("page must be a positive whole number");
+    for (const text of [{ $search: "a" }, ["a"], 1]) expect(() => readListQuery(new URLSearchParams(""), { text })).toThrow("text must be a string");
+  });
+
   it.each([
     ["page=0", "page must be a positive whole number"],
     ["per_page=1.5", "per_page must be a positive whole number"],
+    ["page=0x10", "page must be a positive whole number"],
+    ["page=1e3", "page must be a positive whole number"],
+    ["per_page=%207", "per_page must be a positive whole number"],
     ["filter=%7B", "Malformed JSON in filter"],
     ["filter=%5B1%5D", "filter must be a JSON object"],
     ["fields=a..b", "Malformed field: a..b"],

@@ -28,10 +28,10 @@ export const MAX_SORT_KEYS = 32;
  * `filter` and `text` win over the URL's).
  */
 export function readListQuery(params: URLSearchParams, body: Record<string, unknown> = {}): ListQuery {
-  const page = positiveInt(params.get("page"), 1, "page");
+  const page = positiveInt(params.get("page") ?? bodyNumber(body.page, "page"), 1, "page");
   // More than the maximum is served at the maximum, as PocketBase does: the answer's `per_page`
   // and links say what was used, and a client asking for "everything" still gets a page.
-  const perPage = Math.min(positiveInt(params.get("per_page"), DEFAULT_PER_PAGE, "per_page"), MAX_PER_PAGE);
+  const perPage = Math.min(positiveInt(params.get("per_page") ?? bodyNumber(body.per_page, "per_page"), DEFAULT_PER_PAGE, "per_page"), MAX_PER_PAGE);
   let filter: unknown = body.filter;
   if (filter === undefined && params.get("filter")) {
     try {
@@ -43,6 +43,8 @@ export function readListQuery(params: URLSearchParams, body: Record<string, unkn
   }
   if (filter !== undefined && filter !== null && (typeof filter !== "object" || Array.isArray(filter)))
     throw badRequest("filter must be a JSON object");
+  // MongoDB's `{"$search": ...}` is an easy mistake: ignored, it would answer every document.
+  if (body.text !== undefined && body.text !== null && typeof body.text !== "string") throw badRequest("text must be a string");
   const text = typeof body.text === "string" ? body.text : (params.get("text") ?? undefined);
   if (text !== undefined) checkJsonString(text, "text");
   return {
@@ -85,7 +87,15 @@ function listParam(value: string | null): string[] | undefined {
 
 function positiveInt(value: string | null, fallback: number, name: string): number {
   if (value === null || value === "") return fallback;
-  const n = Number(value);
+  // Digits only: Number() also reads "0x10", "1e3" and " 7 ".
+  const n = /^\d+$/.test(value) ? Number(value) : NaN;
   if (!Number.isSafeInteger(n) || n < 1) throw badRequest(`${name} must be a positive whole number`);
   return n;
+}
+
+/** `page`/`per_page` in a find body, as in the URL (the URL's win): a number or its digits. */
+function bodyNumber(value: unknown, name: string): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value === "number" || typeof value === "string") return String(value);
+  throw badRequest(`${name} must be a positive whole number`);
 }

@@ -69,6 +69,11 @@ describe("parseFilter", () => {
     expect(() => parseFilter({ a: { $all: [{ $elemMatch: { b: 1 } }, 2] } })).toThrow("$all cannot mix $elemMatch with values");
   });
 
+  it("$in, $nin and $all take values, not operators (400, as MongoDB)", () => {
+    for (const key of ["$in", "$nin", "$all"]) expect(() => parseFilter({ a: { [key]: ["x", { $regex: "a" }] } })).toThrow(`${key} takes values, not operators`);
+    expect(parseFilter({ a: { $in: [{ b: 1 }, null, [1]] } })).toMatchObject({ ops: [{ op: "in" }] });
+  });
+
   it("tells an operator $elemMatch from a query $elemMatch", () => {
     expect(parseFilter({ a: { $elemMatch: { $gt: 1 } } })).toMatchObject({ ops: [{ op: "elemMatchOps" }] });
     expect(parseFilter({ a: { $elemMatch: { b: 1 } } })).toMatchObject({ ops: [{ op: "elemMatch" }] });

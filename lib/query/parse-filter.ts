@@ -95,6 +95,10 @@ function parseCondition(value: unknown): OperatorNode[] {
   return [{ op: "eq", value: jsonValue(value) }];
 }
 
+function isOperatorObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).some((key) => key.startsWith("$"));
+}
+
 function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
   const ops: OperatorNode[] = [];
   for (const [key, value] of Object.entries(doc)) {
@@ -121,6 +125,8 @@ function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
           break;
         }
         if (value.length > MAX_IN_VALUES) throw badRequest(`${key} takes at most ${MAX_IN_VALUES} values`);
+        // As MongoDB: `{"$in": [{"$regex": "a"}]}` is no literal to compare with (it matched nothing, so `$nin` everything).
+        if (value.some(isOperatorObject)) throw badRequest(`${key} takes values, not operators`);
         ops.push({ op: key.slice(1) as "in", values: value.map(jsonValue) });
         break;
       case "$exists":

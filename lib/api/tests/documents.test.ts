@@ -372,6 +372,31 @@ describe("update, upsert, delete by criteria", () => {
     expect((await t.server.request("/api/collections/del/", as())).body.documents_count).toBe(0);
     expect((await t.server.request(docs("never"), as({ action: "delete", json: {} }))).status).toBe(404);
   });
+
+  it("criteria an action does not take are 400, never read as no filter: bare criteria, unknown keys, text", async () => {
+    for (const i of [1, 2, 3]) await t.server.request(docs("kept"), as({ json: { _id: `k${i}`, n: i, body: "quick brown fox" } }));
+    const refused = [
+      { action: "delete", json: { _id: { $in: ["k1"] } }, message: '"_id" is not taken here: the body holds "filter" (criteria go under "filter")' },
+      { action: "delete", json: { filters: { n: 1 } }, message: '"filters" is not taken here: the body holds "filter" (criteria go under "filter")' },
+      { action: "delete", json: { payload: { filter: { n: 1 }, bogus: 1 } }, message: '"bogus" is not taken here: the body holds "filter" (criteria go under "filter")' },
+      { action: "update", json: { filter: { n: 1 }, operation: { $set: { x: 1 } }, bogus: 1 }, message: '"bogus" is not taken here: the body holds "filter" and "operation" (criteria go under "filter")' },
+      { action: "delete", json: { text: "fox" }, message: "text selects documents for X-Action: find only; select with filter here" },
+      { action: "upsert", json: { text: "fox", operation: { $set: { x: 1 } } }, message: "text selects documents for X-Action: find only; select with filter here" },
+    ];
+    for (const { action, json, message } of refused) {
+      const answer = await t.server.request(docs("kept"), as({ action, json }));
+      expect(answer.status, JSON.stringify(json)).toBe(400);
+      expect(answer.body).toEqual({ message });
+    }
+    const byUrlText = await t.server.request(`${docs("kept")}?text=fox`, as({ action: "update", json: { operation: { $set: { x: 1 } } } }));
+    expect(byUrlText.status).toBe(400);
+    const filesByText = await t.server.request("/api/collections/_files/documents/", as({ action: "delete", json: { text: "nothing" } }));
+    expect(filesByText.status).toBe(400);
+    // A text that is not a string is not "no text" either.
+    for (const text of [{ $search: "fox" }, ["fox"], 42]) expect((await t.server.request(docs("kept"), as({ action: "find", json: { text } }))).body).toEqual({ message: "text must be a string" });
+    const listed = await t.server.request(docs("kept"), as());
+    expect(listed.body.items).toEqual([1, 2, 3].map((n) => ({ _id: `k${n}`, n, body: "quick brown fox" })));
+  });
 });
 
 describe("counters and the outbox", () => {
