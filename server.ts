@@ -27,14 +27,15 @@ const requestOrigin = new AsyncLocalStorage<string | undefined>();
  * Where a request-target that is not literally `/api/...` but that a URL parser turns into one
  * (`//api/...`, `/./api/...`, `/api\\...`, `/%61pi/...`) goes. Left to Next, it was redirected (a
  * 3xx breaks POST clients) or served by Next's handler, without the socket the per-IP limits
- * key on. Empty and dot segments are dropped (the target the API serves, as a proxy merging
- * slashes would); a backslash goes to the API as written (400); a path that is the API's only
+ * key on. Dot segments are resolved and empty ones dropped (the target the API serves, as a proxy
+ * merging slashes would), except an empty one inside, past `/api/<first>`: 404. A backslash goes
+ * to the API as written (400); a path that is the API's only
  * once decoded is answered 404 here. `undefined`: not the API's.
  */
 function apiTarget(url: string): { rewrite: string } | { notFound: true } | undefined {
   const query = url.indexOf("?");
   const path = query < 0 ? url : url.slice(0, query);
-  const normalized = withoutDotSegments(path.replace(/\\/g, "/"));
+  const { segments: normalized, innerEmpty } = resolveSegments(path.replace(/\\/g, "/"));
   if (normalized[0] !== "api") {
     let decoded: string[];
     try {
@@ -45,6 +46,9 @@ function apiTarget(url: string): { rewrite: string } | { notFound: true } | unde
     return decoded[0]?.toLowerCase() === "api" ? { notFound: true } : undefined;
   }
   if (path.includes("\\")) return { rewrite: url };
+  // `/collections/notes/documents//title/` is no document's path: dropped, its empty id made
+  // the request act on the document `title` (a DELETE deleted it).
+  if (innerEmpty) return { notFound: true };
   const rewritten = `/${normalized.join("/")}${path.endsWith("/") && normalized.length > 1 ? "/" : ""}`;
   return { rewrite: rewritten + (query < 0 ? "" : url.slice(query)) };
 }
@@ -57,13 +61,32 @@ function hasLooseSegments(url: string): boolean {
 }
 
 function withoutDotSegments(path: string): string[] {
+  return resolveSegments(path).segments;
+}
+
+/**
+ * The path's segments with dot segments resolved and empty ones dropped; `innerEmpty` when an
+ * empty one stood between two segments past `/api/`. Only those before the first of them (a base
+ * URL ending in `/` joined to `/collections/...`) and at the end are slips to forgive: one inside
+ * stands for a missing id or name.
+ */
+function resolveSegments(path: string): { segments: string[]; innerEmpty: boolean } {
   const segments: string[] = [];
+  let pendingEmpty = false;
+  let innerEmpty = false;
   for (const segment of path.split("/")) {
-    if (segment === "" || segment === ".") continue;
+    if (segment === "") {
+      if (segments.length > 1) pendingEmpty = true;
+      continue;
+    }
+    if (segment === ".") continue;
     if (segment === "..") segments.pop();
-    else segments.push(segment);
+    else {
+      if (pendingEmpty) innerEmpty = true;
+      segments.push(segment);
+    }
   }
-  return segments;
+  return { segments, innerEmpty };
 }
 
 /**

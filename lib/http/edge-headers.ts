@@ -15,6 +15,19 @@ import { nodeResponse } from "./request-body";
 export const EXPOSED_HEADERS = "Content-Range, Content-Length, Content-Disposition, ETag, Accept-Ranges, Retry-After, Location";
 export const ALLOWED_HEADERS = "Authorization, Content-Type, X-Action, X-Project, X-Process-Only, Range, If-None-Match, If-Range, If-Match";
 export const ALLOWED_METHODS = "GET, HEAD, POST, PUT, PATCH, DELETE, OPTIONS";
+/**
+ * Request headers the API reads beyond the contract's list (the change feed's resume, the content
+ * routes' date conditionals): allowed when a preflight asks for them, so a fetch()-based feed
+ * client can resume with `Last-Event-ID`; a preflight that does not ask gets the list unchanged.
+ */
+const ALLOWED_WHEN_ASKED = ["Last-Event-ID", "If-Modified-Since", "If-Unmodified-Since"];
+
+function allowedHeaders(requested: string | undefined): string {
+  if (!requested) return ALLOWED_HEADERS;
+  const asked = new Set(requested.split(",").map((name) => name.trim().toLowerCase()));
+  const extra = ALLOWED_WHEN_ASKED.filter((name) => asked.has(name.toLowerCase()));
+  return extra.length ? `${ALLOWED_HEADERS}, ${extra.join(", ")}` : ALLOWED_HEADERS;
+}
 export const PREFLIGHT_MAX_AGE = "86400";
 
 export const FRAME_HEADERS: Readonly<Record<string, string>> = {
@@ -29,8 +42,9 @@ export const edgeHeaders: MiddlewareHandler<ApiEnv> = async (c, next) => {
     return c.body(null, 204, {
       ...headers,
       "access-control-allow-methods": ALLOWED_METHODS,
-      "access-control-allow-headers": ALLOWED_HEADERS,
+      "access-control-allow-headers": allowedHeaders(c.req.header("access-control-request-headers")),
       "access-control-max-age": PREFLIGHT_MAX_AGE,
+      vary: headers.vary ? `${headers.vary}, Access-Control-Request-Headers` : "Access-Control-Request-Headers",
     });
   }
   // The fast door may write an answer straight to the socket (file downloads): headers set on

@@ -9,6 +9,8 @@ export function errorResponse(c: Context, error: unknown): Response {
     const body: Record<string, unknown> = { message: appError.message };
     if (appError.errors) body.errors = appError.errors;
     if (appError.retryAfter !== undefined) c.header("Retry-After", String(appError.retryAfter));
+    // RFC 9110 §15.5.2: a 401 names the scheme it wants (not Basic: no browser sign-in prompt).
+    if (appError.status === 401) c.header("WWW-Authenticate", 'Token realm="arca"');
     return c.json(body, appError.status as 400);
   }
   if (isClientAbort(error)) return c.json({ message: "Request aborted" }, 400);

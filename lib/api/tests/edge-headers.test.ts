@@ -58,6 +58,25 @@ describe("CORS on every /api/ answer", () => {
     }
   });
 
+  it("allows Last-Event-ID and the date conditionals when a preflight asks for them (a fetch()-based feed resumes)", async () => {
+    const answer = await t.server.request("/api/collections/posts/events/", {
+      method: "OPTIONS",
+      headers: { origin: "https://app.example", "access-control-request-method": "GET", "access-control-request-headers": "authorization,last-event-id,if-modified-since,x-unknown" },
+    });
+    expect(answer.status).toBe(204);
+    expect(answer.headers.get("access-control-allow-headers")).toBe(`${ALLOW_HEADERS}, Last-Event-ID, If-Modified-Since`);
+    expect(answer.headers.get("vary")).toMatch(/Access-Control-Request-Headers/);
+  });
+
+  it("a 401 names the scheme it wants in WWW-Authenticate (RFC 9110), never Basic", async () => {
+    const answer = await t.server.request("/api/collections/", { project: t.owner.project });
+    expect(answer.status).toBe(401);
+    expect(answer.body).toEqual({ message: "Not authorized" });
+    expect(answer.headers.get("www-authenticate")).toBe('Token realm="arca"');
+    const authorized = await t.server.request("/api/collections/", { project: t.owner.project, token: t.owner.token });
+    expect(authorized.headers.get("www-authenticate")).toBeNull();
+  });
+
   it("narrows to ARCA_CORS_ORIGINS: the listed Origin echoed with Vary, others get none", async () => {
     process.env.ARCA_CORS_ORIGINS = "https://app.example, http://localhost:5173/";
     const as = { project: t.owner.project, token: t.owner.token };
@@ -135,6 +154,18 @@ describe("request-targets a parser turns into /api paths", () => {
       if (status >= 400) expect(res.body, `${method} ${target}`).toEqual(expect.objectContaining({ message: expect.any(String) }));
       if (status === 200) expect(res.body, `${method} ${target}`).toEqual({ status: "ok" });
     }
+    // An empty segment inside the path stands for a missing id: never dropped into another path.
+    await t.server.request("/api/collections/notes/documents/title/", { project: t.owner.project, token: t.owner.token, method: "PUT", json: { a: 1 } });
+    for (const [method, target] of [["DELETE", "/api/collections/notes/documents//title/"], ["PATCH", "/api/collections/notes/documents//title/"], ["DELETE", "/api/collections//documents/"], ["GET", "/api/collections/notes//documents/title/"]]) {
+      const res = await rawRequest(t.server.port, target, {
+        method,
+        headers: { "x-project": t.owner.project, authorization: `Token ${t.owner.token}`, "content-type": "application/json" },
+        body: method === "PATCH" ? '{"a":2}' : undefined,
+      });
+      expect(res.status, `${method} ${target}`).toBe(404);
+      expect(res.body).toEqual({ message: "Page not found" });
+    }
+    expect((await t.server.request("/api/collections/notes/documents/title/", { project: t.owner.project, token: t.owner.token })).body).toEqual({ _id: "title", a: 1 });
     // A path that is not the API's stays the dashboard's.
     expect((await rawRequest(t.server.port, "/apix/health")).headers["access-control-allow-origin"]).toBeUndefined();
   });
