@@ -1,3 +1,4 @@
+import { isSystemName } from "../collections/system-collections";
 import { methodNotAllowedHere } from "../http/route-methods";
 import type { Context } from "hono";
 import { authenticateProjectRequest } from "../auth/authenticate";
@@ -38,7 +39,8 @@ export function bindEventsApi(app: ProjectRoutes): void {
 async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response> {
   for (const id of collections) {
     // `_files` has a feed (records created and deleted); other system collections have none.
-    if (id.startsWith("_") && id !== "_files") throw notFound("Collection not found.");
+    if (id.startsWith("_") && id !== "_files")
+      throw notFound(isSystemName(id) ? `${id} has no change feed: the feed follows user collections and _files` : "Collection not found.");
     if (!COLLECTION_ID.test(id) && id !== "_files") throw badRequest(`Invalid collection id: ${JSON.stringify(id)}`);
   }
   const principal = c.get("principal");

@@ -47,7 +47,8 @@ export const requireProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
 
 export function projectFromHost(host: string | undefined, baseDomain: string): string | undefined {
   if (!host) return undefined;
-  const name = host.replace(/:\d+$/, "").toLowerCase();
+  // A fully qualified name's trailing dot (`demo.localhost.`) names the same host.
+  const name = host.replace(/:\d+$/, "").toLowerCase().replace(/\.$/, "");
   const suffix = `.${baseDomain}`;
   if (!name.endsWith(suffix)) return undefined;
   const label = name.slice(0, -suffix.length);

@@ -314,6 +314,9 @@ describe("change feed", () => {
     }
     const forbidden = await rawRequest(t.server.port, `/api/collections/_users/events/?project=${t.owner.project}&token=${encodeURIComponent(t.owner.token)}`, { method: "HEAD", timeoutMs: 5000 });
     expect(forbidden.status).toBe(404);
+    // A system collection that exists says why it has no feed; an unknown `_` name is just not found.
+    expect((await t.server.request("/api/collections/_tokens/events/", as())).body).toEqual({ message: "_tokens has no change feed: the feed follows user collections and _files" });
+    expect((await t.server.request("/api/collections/_nothing/events/", as())).body).toEqual({ message: "Collection not found." });
   });
 
   it("keeps projects apart: another project's events and positions are invisible", async () => {
