@@ -1,6 +1,6 @@
 import { conflict, notFound, validationError } from "../errors";
 import type { ProjectScope } from "../collections/collection";
-import { checkPropertyPath, setOwn } from "../query/json-input";
+import { checkJsonInput, checkPropertyPath, setOwn } from "../query/json-input";
 import { isFileRecordShape } from "../files/file-record";
 import { mergePatch } from "./merge-patch";
 import { shallowPatch, type PatchMode } from "./patch-document";
@@ -54,6 +54,8 @@ export async function setDocumentProperty(
         if (created) throw notFound("Document property not found.");
         written = patchValue(readProperty(doc, input.path), input.value, write.mode);
       }
+      // The value was checked as a body (64 levels); where it lands adds the path's levels.
+      checkJsonInput(written, "The updated document", input.path.length);
       // Own properties only, and every step an own data property: a segment such as
       // `constructor` is a key like any other, never a way into a prototype.
       let node: Doc | unknown[] = doc;

@@ -16,8 +16,8 @@ import { badRequest } from "@/lib/errors";
  */
 export const MAX_JSON_DEPTH = 64;
 
-export function checkJsonInput(value: unknown, what = "Request body"): void {
-  const stack: { value: unknown; depth: number }[] = [{ value, depth: 0 }];
+export function checkJsonInput(value: unknown, what = "Request body", depth = 0): void {
+  const stack: { value: unknown; depth: number }[] = [{ value, depth }];
   while (stack.length > 0) {
     const { value: item, depth } = stack.pop()!;
     if (typeof item === "string") {
@@ -48,6 +48,7 @@ export function checkPropertyName(name: string, what = "Request"): string {
 
 /** Every segment of a property path (dotted, bracketed or from a URL). */
 export function checkPropertyPath(path: readonly string[], what = "Property path"): void {
+  if (path.length > MAX_JSON_DEPTH) throw badRequest(`${what} is nested too deeply (at most ${MAX_JSON_DEPTH} levels)`);
   for (const segment of path) checkPropertyName(segment, what);
 }
 

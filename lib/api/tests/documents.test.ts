@@ -143,6 +143,28 @@ describe("documents: create, read, save, patch, delete", () => {
     expect((await t.server.request("/api/collections/odd-schema/schema/properties/", as())).body).toEqual({ A: { type: "string" } });
   });
 
+  it("a property write nests no deeper than a body may (64 levels): its path counts, never a 500", async () => {
+    await t.server.request(docs("deep"), as({ json: { _id: "d", keep: 1 } }));
+    const nested = (levels: number): unknown => (levels === 0 ? 1 : { a: nested(levels - 1) });
+    const cases: [number, unknown, string][] = [
+      [65, 1, "Property path is nested too deeply (at most 64 levels)"],
+      [5000, 1, "Property path is nested too deeply (at most 64 levels)"],
+      [40, nested(30), "The updated document is nested too deeply (at most 64 levels)"],
+    ];
+    for (const [levels, value, message] of cases) {
+      const path = Array(levels).fill("a").join("/");
+      for (const method of ["PUT", "POST", "PATCH"]) {
+        const answer = await t.server.request(`${docs("deep")}d/${path}/`, as({ method, json: value }));
+        expect(answer.status, `${method} ${levels}`).toBe(method === "PATCH" && levels === 40 ? 404 : 400);
+        if (answer.status === 400) expect(answer.body).toEqual({ message });
+      }
+    }
+    const deepest = await t.server.request(`${docs("deep")}d/${Array(64).fill("a").join("/")}/`, as({ method: "PUT", json: 1 }));
+    expect(deepest.status, deepest.text).toBe(201);
+    const patched = await t.server.request(`${docs("deep")}d/`, as({ method: "PATCH", json: { keep: 2 } }));
+    expect(patched.status, patched.text).toBe(200);
+  });
+
   it("property paths: POST creates (201, 409 when present), PATCH changes (shallow or merge patch; 404 when absent)", async () => {
     const p = `${docs("props2")}q/`;
     await t.server.request(docs("props2"), as({ json: { _id: "q", o: { a: 1, n: { x: 1, y: 2 } }, s: "text" } }));
