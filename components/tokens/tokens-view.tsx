@@ -190,7 +190,9 @@ function describePermission(allow: TokenAllow): string {
 
 function entryLabel(entry: PermissionEntry): string {
   if (typeof entry === "string") return entry;
-  return entry.what === "document" && entry.what_id !== undefined ? `${entry.where}/${entry.what_id}` : entry.where;
+  // As lib/auth/permission.ts reads it: without `where`, a collection's id or every collection.
+  if (entry.where === undefined) return entry.what_id ?? `every collection (${entry.what}s)`;
+  return entry.what_id !== undefined ? `${entry.where}/${entry.what_id}` : entry.where;
 }
 
 /** "Created 3 Nov 2026 · Last used 2 hours ago" (exact times on hover); last use to the minute. */

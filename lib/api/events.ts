@@ -3,6 +3,7 @@ import { methodNotAllowedHere } from "../http/route-methods";
 import type { Context } from "hono";
 import { authenticateProjectRequest } from "../auth/authenticate";
 import { can } from "../auth/can";
+import { entryScope } from "../auth/permission";
 import type { Principal } from "../auth/principal";
 import { badRequest, forbidden, notFound } from "../errors";
 import { nodeResponseSink, openFeed, webStreamSink, type FeedOptions } from "../feed/feed-stream";
@@ -105,5 +106,5 @@ function readLastEventId(value: string | undefined): number | undefined {
 function mayReadAny(principal: Principal, collection: string): boolean {
   if (can(principal, "read", { collection })) return true;
   if (principal.kind !== "token") return false;
-  return principal.allow.read.some((entry) => typeof entry === "object" && entry.where === collection);
+  return principal.allow.read.some((entry) => entryScope(entry).collection === collection);
 }

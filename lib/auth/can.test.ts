@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "../errors";
 import { can, type Target } from "./can";
-import { normalizePermission } from "./permission";
+import { coversPermission, normalizePermission } from "./permission";
 import type { Action, Principal } from "./principal";
 
 const actions: Action[] = ["read", "write", "update", "delete"];
@@ -57,6 +57,16 @@ const table: Array<{ name: string; principal: Principal; grants: Partial<Record<
     principal: token({ allow: { read: ["_tokens"] } }),
     grants: { read: [tokens] },
   },
+  {
+    name: "the original service's {what} alone: every collection, system ones too, as if each were named",
+    principal: token({ allow: { read: [{ what: "document" }], update: [{ what: "collection" }] } }),
+    grants: { read: allTargets, update: allTargets },
+  },
+  {
+    name: "the original service's {what: collection, what_id}: that collection",
+    principal: token({ allow: { delete: [{ what: "collection", what_id: "posts" }] } }),
+    grants: { delete: [posts, post1, post2, postsDefinition] },
+  },
   { name: "nothing", principal: token({ allow: {} }), grants: {} },
   {
     name: "owner",
@@ -109,11 +119,19 @@ describe("normalizePermission()", () => {
     [{ allow: { all: "yes" } }],
     [{ allow: { read: "posts" } }],
     [{ allow: { fly: [] } }],
-    [{ allow: { read: [{ what: "document" }] } }],
+    [{ allow: { read: [{ what: "document", what_id: "d1" }] } }],
+    [{ allow: { read: [{ what: "collection", where: 5 }] } }],
     [{ allow: { read: [{ what: "row", where: "posts" }] } }],
     ["all"],
   ])("refuses %j with a validation error", (input) => {
     expect(() => normalizePermission(input)).toThrow(AppError);
+  });
+
+  it("a holder of every collection covers any grant; a named one never covers every collection", () => {
+    const every = normalizePermission({ allow: { read: [{ what: "document" }] } });
+    expect(coversPermission(every, normalizePermission({ allow: { read: ["posts", { what: "document", where: "x", what_id: "1" }, { what: "collection" }] } }))).toBe(true);
+    expect(coversPermission(normalizePermission({ allow: { read: ["posts"] } }), every)).toBe(false);
+    expect(coversPermission(normalizePermission({ allow: { read: ["posts"] } }), normalizePermission({ allow: { read: [{ what: "collection", what_id: "posts" }] } }))).toBe(true);
   });
 
   it("{what, where} without what_id is kept and covers the whole collection", () => {

@@ -1,3 +1,4 @@
+import { ANY_COLLECTION, entryScope } from "./permission";
 import type { Action, PermissionEntry, Principal } from "./principal";
 
 /**
@@ -36,17 +37,21 @@ export function can(principal: Principal, action: Action, target: Target): boole
  */
 export function mayReach(principal: Principal, action: Action, collection: string): boolean {
   if (principal.kind === "user" || principal.allow.all) return can(principal, action, { collection });
-  return principal.allow[action].some((entry) => (typeof entry === "string" ? entry === collection : entry.where === collection));
+  return principal.allow[action].some((entry) => reachesCollection(entryScope(entry).collection, collection));
 }
 
 function entryGrants(entry: PermissionEntry, target: Target): boolean {
-  if (typeof entry === "string") return entry === target.collection;
-  if (entry.where !== target.collection) return false;
+  const scope = entryScope(entry);
+  if (!reachesCollection(scope.collection, target.collection)) return false;
   // `{what, where}` without `what_id` covers the whole collection, whatever `what` says; with
   // it, the one document (the narrower reading of `{what: "collection", what_id}`).
-  if (entry.what_id === undefined) return true;
+  if (scope.documentId === undefined) return true;
   // A grant on one document never reaches the collection's definition or its whole list.
-  return !target.manage && target.documentId !== undefined && entry.what_id === target.documentId;
+  return !target.manage && target.documentId !== undefined && scope.documentId === target.documentId;
+}
+
+function reachesCollection(granted: string, collection: string): boolean {
+  return granted === ANY_COLLECTION || granted === collection;
 }
 
 /**
@@ -55,5 +60,7 @@ function entryGrants(entry: PermissionEntry, target: Target): boolean {
  */
 export function wholeCollectionsReadable(principal: Principal): string[] | undefined {
   if (principal.kind === "user" || principal.allow.all) return undefined;
-  return principal.allow.read.flatMap((entry) => (typeof entry === "string" ? [entry] : entry.what_id === undefined ? [entry.where] : []));
+  const whole = principal.allow.read.map(entryScope).filter((scope) => scope.documentId === undefined);
+  if (whole.some((scope) => scope.collection === ANY_COLLECTION)) return undefined;
+  return whole.map((scope) => scope.collection);
 }

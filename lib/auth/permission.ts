@@ -38,19 +38,34 @@ export function normalizePermission(input: unknown): Allow {
 function parseEntry(entry: unknown, key: string): PermissionEntry {
   if (typeof entry === "string" && entry.length > 0) return entry;
   // Only these keys: a misspelled `what_id` would otherwise widen one document to its collection.
-  if (isObject(entry) && typeof entry.where === "string" && entry.where.length > 0 && Object.keys(entry).every((k) => k === "what" || k === "where" || k === "what_id")) {
-    const what = entry.what;
-    if (what === "collection" || what === "document") {
+  if (isObject(entry) && Object.keys(entry).every((k) => k === "what" || k === "where" || k === "what_id")) {
+    const { what, where, what_id } = entry;
+    const named = (value: unknown) => typeof value === "string" && value.length > 0;
+    if ((what === "collection" || what === "document") && (where === undefined || named(where)) && (what_id === undefined || named(what_id))) {
       // `what_id` names the one document, whatever `what` says; without it the element covers
-      // the whole collection `where` (CONTRACT §9).
-      if (typeof entry.what_id === "string" && entry.what_id.length > 0) return { what, where: entry.where, what_id: entry.what_id };
-      if (entry.what_id === undefined) return { what, where: entry.where };
+      // the whole collection `where` (CONTRACT §9). Without `where`, as the original service
+      // wrote them: `{what: "collection", what_id}` is that collection, `{what}` alone every
+      // collection; a document without its collection names nothing.
+      if (where !== undefined) return { what, where: where as string, ...(what_id === undefined ? {} : { what_id: what_id as string }) };
+      if (what === "collection" || what_id === undefined) return { what, ...(what_id === undefined ? {} : { what_id: what_id as string }) };
     }
   }
   throw invalid(
-    `permission.allow.${key} entries are collection names or {what: "document"|"collection", where, what_id?}`,
+    `permission.allow.${key} entries are collection names or {what: "document"|"collection", where, what_id?} (without where: {what} for every collection, {what: "collection", what_id: <collection>})`,
   );
 }
+
+/**
+ * What an entry reaches: a collection (`"*"`: every one, system ones included, as if each were
+ * named) and, for a per-document grant, the document.
+ */
+export function entryScope(entry: PermissionEntry): { collection: string; documentId?: string } {
+  if (typeof entry === "string") return { collection: entry };
+  if (entry.where !== undefined) return { collection: entry.where, documentId: entry.what_id };
+  return { collection: entry.what_id ?? ANY_COLLECTION };
+}
+
+export const ANY_COLLECTION = "*";
 
 function invalid(message: string) {
   return validationError("Validation error", [{ property: "permission", message }]);
@@ -72,11 +87,10 @@ export function coversPermission(holder: Allow, wanted: Allow): boolean {
 }
 
 function coversEntry(held: PermissionEntry[], entry: PermissionEntry): boolean {
-  const where = typeof entry === "string" ? entry : entry.where;
-  const documentId = typeof entry === "string" ? undefined : entry.what_id;
+  const wanted = entryScope(entry);
   return held.some((h) => {
-    if (typeof h === "string") return h === where;
-    if (h.where !== where) return false;
-    return h.what_id === undefined || h.what_id === documentId;
+    const holds = entryScope(h);
+    if (holds.collection !== ANY_COLLECTION && holds.collection !== wanted.collection) return false;
+    return holds.documentId === undefined || holds.documentId === wanted.documentId;
   });
 }

@@ -37,7 +37,7 @@ export interface ProjectPatch {
 export type TokenAction = "read" | "write" | "update" | "delete";
 export const TOKEN_ACTIONS: readonly TokenAction[] = ["read", "write", "update", "delete"];
 
-export type PermissionEntry = string | { what: "collection" | "document"; where: string; what_id?: string };
+export type PermissionEntry = string | { what: "collection" | "document"; where?: string; what_id?: string };
 
 export interface TokenAllow {
   all: boolean;

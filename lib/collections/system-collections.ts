@@ -49,7 +49,7 @@ const entries: Schema = {
   items: {
     anyOf: [
       { type: "string" },
-      object({ what: required(string({ enum: ["document", "collection"] })), where: required(string()), what_id: string() }),
+      object({ what: required(string({ enum: ["document", "collection"] })), where: string(), what_id: string() }),
     ],
   },
 };

@@ -103,6 +103,28 @@ describe("tokens", () => {
     expect(created.body.permission).toEqual({ allow: { all: false, read: ["a"], write: ["b"], update: [], delete: [] } });
   });
 
+  it("takes the original service's documented token as written: {what} alone for every collection, {what: collection, what_id} for one", async () => {
+    // The "Token properties" example of Deform's tokens documentation, verbatim.
+    const permission = {
+      allow: {
+        create: [{ what: "document", where: "venues" }, { what: "collection" }],
+        delete: [{ what: "document", where: "venues", what_id: "removeable-cafe" }, { what: "collection", what_id: "removable-collection" }],
+        read: [{ what: "document", where: "read-only-collection" }, { what: "collection" }],
+        update: [{ what: "document" }, { what: "collection", what_id: "update-only-collection" }],
+      },
+    };
+    const made = await server.request(base, { project: owner.project, token: owner.token, json: { name: "token-35567587", is_active: true, permission } });
+    expect(made.status, made.text).toBe(201);
+    const { create, ...rest } = permission.allow;
+    expect(made.body.permission).toEqual({ allow: { all: false, write: create, ...rest } });
+    const as = { project: owner.project, token: made.body.token as string };
+    await server.request("/api/collections/anywhere/documents/", { project: owner.project, token: owner.token, json: { _id: "a1", n: 1 } });
+    expect((await server.request("/api/collections/anywhere/documents/a1/", as)).status).toBe(200);
+    expect((await server.request("/api/collections/anywhere/documents/a1/", { ...as, method: "PATCH", json: { n: 2 } })).status).toBe(200);
+    expect((await server.request("/api/collections/anywhere/documents/a1/", { ...as, method: "DELETE" })).status).toBe(403);
+    expect((await server.request("/api/collections/removable-collection/documents/", { ...as, action: "delete", json: {} })).status).toBe(404);
+  });
+
   it("refuses malformed permissions with 422", async () => {
     const response = await server.request(base, {
       project: owner.project,
@@ -118,6 +140,9 @@ describe("tokens", () => {
       [{ allow: { read: [{ what: "document", where: "c1", id: "d1" }] } }, "permission.allow.read entries"],
       [{ allow: { read: [{ what: "document", where: "c1", what_id: "" }] } }, "permission.allow.read entries"],
       [{ allow: { read: [{ what: "document", where: "c1", what_id: 7 }] } }, "permission.allow.read entries"],
+      // A document without its collection names nothing.
+      [{ allow: { read: [{ what: "document", what_id: "d1" }] } }, "permission.allow.read entries"],
+      [{ allow: { read: [{ what: "document", where: "" }] } }, "permission.allow.read entries"],
     ];
     for (const [permission, message] of refused) {
       const res = await server.request(base, { project: owner.project, token: owner.token, json: { name: "bad", permission } });
