@@ -37,15 +37,21 @@ interface ClaimedRow {
 }
 
 /**
- * Claims up to `limit` due deliveries, so that at most `perHook` of one hook are in flight in this
- * process, counting those already there (`inFlight`, by `project/hook` key).
+ * Claims up to `limit` due deliveries, so that at most `caps.perHook` of one hook and
+ * `caps.perProject` of one project are in flight in this process, counting those already there
+ * (`inFlight`, by `project/hook` key).
  */
-export async function claimDueDeliveries(limit: number, perHook: number, inFlight: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
+export interface ClaimCaps {
+  perHook: number;
+  perProject: number;
+}
+
+export async function claimDueDeliveries(limit: number, caps: ClaimCaps, inFlight: ReadonlyMap<string, number>): Promise<ClaimedDelivery[]> {
   const rows = await transaction(async (client) => {
     // CLAIM_PLANNING: the walk of the due index in its order must not depend on statistics.
     // The commit need not wait for its WAL flush: a claim lost in a crash is made again.
     await client.query(`${CLAIM_PLANNING}; SET LOCAL synchronous_commit = off`);
-    return query<ClaimedRow>(claimStatement(limit, perHook, inFlight), client, { prepared: true });
+    return query<ClaimedRow>(claimStatement(limit, caps, inFlight), client, { prepared: true });
   });
   return rows.map((r) => ({ seq: Number(r.seq), id: r.id, projectId: r.project_id, trigger: r.trigger, attempt: r.attempt, hook: r.hook, document: r.document }));
 }
@@ -67,37 +73,57 @@ export const CLAIM_PLANNING = "SET LOCAL enable_sort = off; SET LOCAL enable_bit
 const dueIndexed = (column: string) => raw(`${column} > '-infinity'`);
 
 /** The claim's statement (exported for the test of its plan). */
-export function claimStatement(limit: number, perHook: number, inFlight: ReadonlyMap<string, number>): Sql {
+export function claimStatement(limit: number, caps: ClaimCaps, inFlight: ReadonlyMap<string, number>): Sql {
+  const { perHook, perProject } = caps;
   const busyHooks = [...inFlight].filter(([, n]) => n >= perHook).map(([key]) => key);
   const running = [...inFlight].filter(([, n]) => n < perHook);
+  // Per project too: one project's hung receivers (several hooks, each within its own cap) held
+  // every slot, and other projects' deliveries waited for their timeouts.
+  const byProject = new Map<string, number>();
+  for (const [key, n] of inFlight) {
+    const project = key.slice(0, key.indexOf("/"));
+    byProject.set(project, (byProject.get(project) ?? 0) + n);
+  }
+  const busyProjects = [...byProject].filter(([, n]) => n >= perProject).map(([project]) => project);
+  const projectsRunning = [...byProject].filter(([, n]) => n < perProject);
   // Prepared (planning took 2 ms of a 7 ms claim): the window's LIMIT is written into the text,
   // as one of a few powers of two, since a generic plan cannot see a parameter's value there.
   const window = Math.min(512, 2 ** Math.ceil(Math.log2(Math.max(4, limit * 4))));
   return sql`WITH candidates AS (
           -- The window ranks the first due rows only: over the whole queue it read every queued
           -- delivery on each claim, and a backlog of 10,000 made each claim cost tens of ms.
-          SELECT seq FROM (
-            SELECT due.seq, due.project_id, due.hook_id,
-                   row_number() OVER (PARTITION BY due.project_id, due.hook_id ORDER BY due.next_attempt_at, due.seq) AS rn
+          -- Ranked per hook first, then what passes per project: ranked per project among all, a
+          -- capped hook's waiting rows took the places of its project's other hooks.
+          SELECT capped.seq FROM (
+            SELECT hook_ranked.seq, hook_ranked.project_id,
+                   row_number() OVER (PARTITION BY hook_ranked.project_id ORDER BY hook_ranked.next_attempt_at, hook_ranked.seq) AS project_rn
             FROM (
-              -- The due index walked in order (CLAIM_PLANNING), and every other table probed per row
-              -- walked (OFFSET 0 keeps a subquery a probe): as joins, on statistics taken when few
-              -- were queued, the planner read every queued row (as an anti-join, or once per hook).
-              SELECT d.seq, d.project_id, d.hook_id, d.next_attempt_at
-              FROM hook_deliveries d
-              WHERE d.state = 'queued' AND ${dueIndexed("d.next_attempt_at")} AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
-                AND NOT ((d.project_id || '/' || d.hook_id) = ANY(${busyHooks}::text[]))
-                AND EXISTS (SELECT 1 FROM hooks h WHERE h.project_id = d.project_id AND h.id = d.hook_id AND h.is_active OFFSET 0)
-                AND NOT EXISTS (SELECT 1 FROM hook_deliveries p WHERE p.project_id = d.project_id AND p.hook_id = d.hook_id
-                                AND p.document_id = d.document_id AND p.state = 'queued' AND p.seq < d.seq AND d.event_id IS NOT NULL
-                                OFFSET 0)
-              ORDER BY d.next_attempt_at, d.seq
-              LIMIT ${raw(String(window))}
-            ) due
-          ) ranked
-          LEFT JOIN unnest(${running.map(([key]) => key)}::text[], ${running.map(([, n]) => n)}::int[]) AS flying(key, n)
-            ON flying.key = ranked.project_id || '/' || ranked.hook_id
-          WHERE rn <= ${perHook} - coalesce(flying.n, 0) ORDER BY seq LIMIT ${limit}
+              SELECT due.seq, due.project_id, due.hook_id, due.next_attempt_at,
+                     row_number() OVER (PARTITION BY due.project_id, due.hook_id ORDER BY due.next_attempt_at, due.seq) AS rn
+              FROM (
+                -- The due index walked in order (CLAIM_PLANNING), and every other table probed per row
+                -- walked (OFFSET 0 keeps a subquery a probe): as joins, on statistics taken when few
+                -- were queued, the planner read every queued row (as an anti-join, or once per hook).
+                SELECT d.seq, d.project_id, d.hook_id, d.next_attempt_at
+                FROM hook_deliveries d
+                WHERE d.state = 'queued' AND ${dueIndexed("d.next_attempt_at")} AND d.next_attempt_at <= now() AND (d.lease_until IS NULL OR d.lease_until < now())
+                  AND NOT ((d.project_id || '/' || d.hook_id) = ANY(${busyHooks}::text[])) AND NOT (d.project_id = ANY(${busyProjects}::text[]))
+                  AND EXISTS (SELECT 1 FROM hooks h WHERE h.project_id = d.project_id AND h.id = d.hook_id AND h.is_active OFFSET 0)
+                  AND NOT EXISTS (SELECT 1 FROM hook_deliveries p WHERE p.project_id = d.project_id AND p.hook_id = d.hook_id
+                                  AND p.document_id = d.document_id AND p.state = 'queued' AND p.seq < d.seq AND d.event_id IS NOT NULL
+                                  OFFSET 0)
+                ORDER BY d.next_attempt_at, d.seq
+                LIMIT ${raw(String(window))}
+              ) due
+            ) hook_ranked
+            LEFT JOIN unnest(${running.map(([key]) => key)}::text[], ${running.map(([, n]) => n)}::int[]) AS flying(key, n)
+              ON flying.key = hook_ranked.project_id || '/' || hook_ranked.hook_id
+            WHERE hook_ranked.rn <= ${perHook} - coalesce(flying.n, 0)
+          ) capped
+          LEFT JOIN unnest(${projectsRunning.map(([project]) => project)}::text[], ${projectsRunning.map(([, n]) => n)}::int[]) AS project_flying(project_id, n)
+            ON project_flying.project_id = capped.project_id
+          WHERE capped.project_rn <= ${perProject} - coalesce(project_flying.n, 0)
+          ORDER BY capped.seq LIMIT ${limit}
         ), locked AS (
           -- By primary key: joined, a queue estimated near empty was read whole once per
           -- candidate, and a plain state = 'queued' lets the planner scan a queued-only index whole

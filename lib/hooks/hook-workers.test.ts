@@ -106,6 +106,37 @@ describe("hook workers", () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(receiver.requests.filter(forHook(dead))).toHaveLength(8);
   }, 30_000);
+
+  it("give one project at most 12 of the 16 paced slots (96 of 128 idle): its dead receivers never hold another project's deliveries back", async () => {
+    // The earlier tests' dead hook must not take slots here.
+    await db.query("DELETE FROM hook_deliveries WHERE project_id = $1 AND state = 'queued'", [PROJECT]);
+    workers = runAsBackground(() => startHookWorkers({ idleRecheckMs: 600_000, apiLoad: () => 1 }));
+    const [deadProject, otherProject] = ["workers-dead", "workers-other"];
+    await seedProject(db, deadProject);
+    await seedProject(db, otherProject);
+    const queueFor = async (project: string, hook: string, count: number) => {
+      await db.query(
+        `INSERT INTO hook_deliveries (id, project_id, hook_id, trigger, collection_id, document_id, payload)
+         SELECT $2 || '-' || g, $1, $2, 'created', 'c', 'd' || g, jsonb_build_object('_id', 'd' || g) FROM generate_series(1, $3::int) g`,
+        [project, hook, count],
+      );
+      await db.query("SELECT pg_notify('arca_hooks', '')");
+    };
+    // Two hooks, each within its own cap of 8, would take all 16 slots between them.
+    const dead: string[] = [];
+    for (const name of ["dead-a", "dead-b"]) {
+      dead.push((await createHook(deadProject, { _id: name, collection: "c", url: `${receiver.url}/hang/${name}`, timeout: { read: 60, connect: 1 } }))._id);
+      await queueFor(deadProject, name, 10);
+    }
+    const deadHeld = () => receiver.requests.filter((r) => dead.some((id) => forHook(id)(r))).length;
+    for (const deadline = Date.now() + 10_000; deadHeld() < 12 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 20));
+    const alive = (await createHook(otherProject, { _id: "alive", collection: "c", url: `${receiver.url}/ok/other-project` }))._id;
+    await queueFor(otherProject, alive, 5);
+    await receiver.waitFor(5, 5_000, forHook(alive));
+    expect(deadHeld()).toBe(12);
+    // Nothing of the dead project may wait for the tests after this one.
+    await db.query("DELETE FROM hook_deliveries WHERE project_id = $1", [deadProject]);
+  }, 30_000);
 });
 
 describe("hook dispatcher", () => {
@@ -167,7 +198,7 @@ describe("the claim", () => {
    * caller's transaction (which deallocates `name` after it ends).
    */
   async function explainClaim(name: string, options: { analyze: boolean }): Promise<PlanNode> {
-    const { text, values } = claimStatement(16, 8, new Map()).toQuery();
+    const { text, values } = claimStatement(16, { perHook: 8, perProject: 12 }, new Map()).toQuery();
     const literal = (v: unknown) => db.escapeLiteral(Array.isArray(v) ? `{${v.map((e) => JSON.stringify(String(e))).join(",")}}` : String(v));
     await db.query(`${CLAIM_PLANNING}; SET LOCAL plan_cache_mode = force_generic_plan`);
     await db.query(`PREPARE ${name} AS ${text}`);
@@ -267,7 +298,7 @@ describe("the claim", () => {
           )
         ).rows[0];
       const before = await counts();
-      const claimed = await db.query(claimStatement(16, 16, new Map()).toQuery());
+      const claimed = await db.query(claimStatement(16, { perHook: 16, perProject: 16 }, new Map()).toQuery());
       expect(claimed.rows).toHaveLength(16);
       const after = await counts();
       expect({ hot: after.hot - before.hot, updated: after.updated - before.updated }).toEqual({ hot: 16, updated: 16 });

@@ -7,8 +7,9 @@ import { claimDueDeliveries, msUntilNextDue, recordAttempt, type ClaimedDelivery
 /**
  * The hooks' background work in one process: the dispatcher (outbox -> queued deliveries) and a
  * bounded pool of delivery workers. Workers wake on new deliveries (LISTEN `arca_hooks`, from any
- * process) and at the next due retry; at most `perHook` deliveries of one hook are in flight
- * here, so a slow or dead receiver holds a few slots, never the pool.
+ * process) and at the next due retry; at most `perHook` deliveries of one hook and `perProject`
+ * of one project are in flight here, so a slow or dead receiver holds a few slots, never the pool,
+ * and one project's dead receivers never hold another project's deliveries back.
  *
  * Requests come first: while the API's event loop is busy (`apiLoad`, api-load.ts, at least 0.8
  * of the last 100 ms), the workers keep at most 16 deliveries in flight, 8 of one hook, and claim
@@ -24,6 +25,11 @@ export interface HookWorkers {
 
 const CONCURRENCY = Number(process.env.ARCA_HOOK_CONCURRENCY || 128);
 const PER_HOOK = Number(process.env.ARCA_HOOK_CONCURRENCY_PER_HOOK || 48);
+/**
+ * Three quarters of the pool: one project's dead receivers hold at most this many, other projects
+ * keep the rest; above the per-hook cap, so one dead hook leaves its project's other hooks room.
+ */
+const PER_PROJECT = Number(process.env.ARCA_HOOK_CONCURRENCY_PER_PROJECT || 96);
 /** The smallest batch worth a claim while deliveries are in flight: a quarter of the slots, at most 16. */
 const claimBatchMin = (slots: number) => Math.max(1, Math.min(16, Math.floor(slots / 4)));
 // Safety net for a wake lost with a crashed process's lock or connection (not a poll loop).
@@ -31,6 +37,7 @@ const IDLE_RECHECK_MS = 5_000;
 const BUSY_API_LOAD = 0.8;
 const BUSY_IN_FLIGHT = 16;
 const BUSY_PER_HOOK = 8;
+const BUSY_PER_PROJECT = 12;
 const BUSY_CLAIM_EVERY_MS = 25;
 
 export interface HookWorkerOptions {
@@ -101,12 +108,12 @@ export function startHookWorkers(options: HookWorkerOptions = {}): HookWorkers {
         const apiBusy = apiLoad() >= BUSY_API_LOAD;
         const slots = apiBusy ? BUSY_IN_FLIGHT : CONCURRENCY;
         const free = slots - total;
-        const perHook = apiBusy ? BUSY_PER_HOOK : PER_HOOK;
+        const caps = apiBusy ? { perHook: BUSY_PER_HOOK, perProject: BUSY_PER_PROJECT } : { perHook: PER_HOOK, perProject: PER_PROJECT };
         // Claim in batches: while deliveries are in flight, their completions call again. (Of the
         // slots there are now: paced, waiting for 16 free of 16 waited for every delivery in
         // flight, a hung one's whole timeout.)
         if (free <= 0 || (total > 0 && free < claimBatchMin(slots))) break;
-        const claimed = await claimDueDeliveries(Math.min(free, 100), perHook, inFlight);
+        const claimed = await claimDueDeliveries(Math.min(free, 100), caps, inFlight);
         for (const delivery of claimed) {
           const key = `${delivery.projectId}/${delivery.hook._id}`;
           inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
