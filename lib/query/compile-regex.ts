@@ -11,14 +11,51 @@ import type { CompiledRegex } from "./types";
  * The one exception, `\b` and `\B`, is RE2's own ASCII assertion in memory and, in PostgreSQL
  * (whose `\y` follows the locale), lookaround constraints on the same explicit ASCII class.
  */
-export function compileRegex(source: string, options = ""): CompiledRegex {
+export function compileRegex(source: string, options = "", spendSize: (size: number) => void = () => {}): CompiledRegex {
   for (const flag of options) {
     if (flag !== "i" && flag !== "m" && flag !== "s") throw badRequest(`Unsupported $options flag: ${flag}`);
   }
   if (source.length > 1000) throw badRequest("$regex pattern is too long");
+  const key = `${options}/${source}`;
+  const cached = compiled.get(key);
+  if (cached) {
+    spendSize(cached.size);
+    // Most recently used last: the first key is the one to drop.
+    compiled.delete(key);
+    compiled.set(key, cached);
+    return cached.regex;
+  }
   const ignoreCase = options.includes("i");
   const ast = new RegexParser(source, { ignoreCase, dotAll: options.includes("s"), multiline: options.includes("m") }).parse();
-  return { source, ignoreCase, js: linearMatcher(source, emit(ast, "re2")), pg: emit(ast, "pg") };
+  // Before RE2 compiles it: its compile time grows with the expanded size (~4 µs a unit), and
+  // runs on the event loop every other project's requests share.
+  const size = expandedSize(ast);
+  spendSize(size);
+  const regex = { source, ignoreCase, js: linearMatcher(source, emit(ast, "re2")), pg: emit(ast, "pg") };
+  compiled.set(key, { regex, size });
+  if (compiled.size > CACHED_PATTERNS) compiled.delete(compiled.keys().next().value!);
+  return regex;
+}
+
+/** Patterns compiled lately: a client repeating its filter pays for the compile once. */
+const compiled = new Map<string, { regex: CompiledRegex; size: number }>();
+const CACHED_PATTERNS = 256;
+
+/**
+ * The pattern's size once counted repeats are spelled out, as RE2 compiles it: `(?:a|b){1,99}`
+ * is 2 x 99. An unbounded repeat counts its minimum plus one copy.
+ */
+export function expandedSize(node: Node): number {
+  switch (node.t) {
+    case "alt":
+      return node.alts.reduce((sum, alt) => sum + expandedSize(alt), 0);
+    case "seq":
+      return node.items.reduce((sum, item) => sum + expandedSize(item), 0);
+    case "rep":
+      return expandedSize(node.body) * Math.max(1, node.max === Infinity ? node.min + 1 : node.max);
+    default:
+      return 1;
+  }
 }
 
 /**

@@ -69,6 +69,24 @@ describe("parseFilter", () => {
     expect(() => parseFilter({ a: { $all: [{ $elemMatch: { b: 1 } }, 2] } })).toThrow("$all cannot mix $elemMatch with values");
   });
 
+  it("bounds the patterns' size with counted repeats spelled out (RE2 compiles on the event loop), not only their length", () => {
+    const heavy = "(?:a|b|c|d){1,99}".repeat(55).slice(0, 990);
+    expect(() => parseFilter({ s: { $regex: heavy } })).toThrow("Filter's $regex patterns are too complex together");
+    // Each within the budget alone, too much together.
+    const part = "[a-z]{1,99}".repeat(13);
+    expect(() => parseFilter({ a: { $regex: part } })).not.toThrow();
+    expect(() => parseFilter({ $or: [{ a: { $regex: part } }, { b: { $regex: part } }] })).toThrow("too complex together");
+    expect(() => parseFilter({ email: { $regex: "^[a-z0-9._%+-]+@[a-z0-9.-]+\\.[a-z]{2,}$", $options: "i" } })).not.toThrow();
+  });
+
+  it("compiles a repeated pattern once: the same compiled regex comes back, its size still counted", () => {
+    const first = parseFilter({ a: { $regex: "^x{1,50}y$" } });
+    const again = parseFilter({ a: { $regex: "^x{1,50}y$" } });
+    const regexOf = (node: unknown) => JSON.stringify(node).length && (node as { ops: { regex: unknown }[] }).ops[0].regex;
+    expect(regexOf(again)).toBe(regexOf(first));
+    expect(() => parseFilter({ $or: Array.from({ length: 60 }, (_, i) => ({ [`k${i}`]: { $regex: "^x{1,50}y$" } })) })).toThrow("too complex together");
+  });
+
   it("$in, $nin and $all take values, not operators (400, as MongoDB)", () => {
     for (const key of ["$in", "$nin", "$all"]) expect(() => parseFilter({ a: { [key]: ["x", { $regex: "a" }] } })).toThrow(`${key} takes values, not operators`);
     expect(parseFilter({ a: { $in: [{ b: 1 }, null, [1]] } })).toMatchObject({ ops: [{ op: "in" }] });
