@@ -61,6 +61,10 @@ describe("compileSchema (Deform's differences from draft 4)", () => {
   it("an invalid schema is a 422 naming schema", () => {
     expect(() => compileSchema({ type: 12 })).toThrow(expect.objectContaining({ kind: "validation" }));
   });
+
+  it("an $async schema is a 422: ajv would answer a promise (every document accepted, a failing one an unhandled rejection)", () => {
+    expect(() => compileSchema({ $async: true, type: "object", properties: { n: { type: "number" } } })).toThrow(expect.objectContaining({ kind: "validation" }));
+  });
 });
 
 describe("Arca's types in a list of types, immutables inside arrays", () => {

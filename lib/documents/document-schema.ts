@@ -62,6 +62,9 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
   } catch (error) {
     throw validationError("Validation error", [{ property: "schema", message: (error as Error).message }]);
   }
+  // `$async: true` makes ajv answer a promise: truthy for every document (so none was refused),
+  // rejecting for a failing one with nobody awaiting it, which stopped the process.
+  if ((validate as { $async?: unknown }).$async) throw validationError("Validation error", [{ property: "schema", message: "$async schemas are not supported: documents are validated synchronously" }]);
   return {
     datetimes: info.datetimes,
     immutables: info.immutables,

@@ -34,7 +34,9 @@ export const HOOK_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 const COLLECTION_ID = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,256}$/;
 // Set by Arca on every delivery; a hook cannot override them.
-const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "x-hook-id", "x-hook-trigger", "x-hook-operation-id", "x-hook-signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
+// The delivery's own, and those the HTTP client manages itself (it refuses `expect`, `upgrade`,
+// `keep-alive` and the like on every request: a hook with one could never deliver).
+const RESERVED_HEADERS = new Set(["content-type", "content-length", "host", "transfer-encoding", "connection", "expect", "keep-alive", "upgrade", "te", "trailer", "proxy-connection", "x-hook-id", "x-hook-trigger", "x-hook-operation-id", "x-hook-signature", "webhook-id", "webhook-timestamp", "webhook-signature"]);
 
 const defaults = (): Omit<Hook, "_id" | "collection" | "url"> => ({
   name: "",
@@ -230,6 +232,9 @@ export function conditionsFor(schema: Record<string, unknown>): ValidateFunction
   let validate = compiled.get(key);
   if (!validate) {
     validate = conditionsAjv.compile(schema) as unknown as ValidateFunction;
+    // `$async: true` makes ajv answer a promise, which rejects for a document that fails: a
+    // truthy answer for every document, and a rejection nobody awaits, which stopped the thread.
+    if ((validate as { $async?: unknown }).$async) throw new Error("$async schemas are not supported: conditions are checked synchronously");
     if (compiled.size > 5000) compiled.clear();
     compiled.set(key, validate);
   }

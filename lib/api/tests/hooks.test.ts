@@ -157,6 +157,12 @@ describe("_hooks documents", () => {
     [{ timeout: { connect: 90.5 } }, "timeout.connect"],
     [{ retry: { strategy: "fibonacci" } }, "retry.strategy"],
     [{ conditions: { type: "object", properties: { a: { type: "no-such-type" } } } }, "conditions"],
+    // ajv answers an $async schema with a promise: every document matched, and a failing one stopped the hook thread.
+    [{ conditions: { $async: true, type: "object", properties: { n: { type: "number" } } } }, "conditions"],
+    // Headers the HTTP client refuses on every request.
+    [{ headers: { Expect: "100-continue" } }, "headers.Expect"],
+    [{ headers: { "Keep-Alive": "timeout=5" } }, "headers.Keep-Alive"],
+    [{ headers: { Upgrade: "websocket" } }, "headers.Upgrade"],
     [{ collection: "_hooks_history" }, "collection"],
     [{ collection: "_users" }, "collection"],
     [{ collection: "_tokens" }, "collection"],
