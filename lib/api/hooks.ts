@@ -129,15 +129,14 @@ export function bindHooksApi(app: ProjectRoutes): void {
         allowHistory(c, "delete");
         const { filter } = await readActionBody(c);
         filterReads(filter, () => allowHistory(c, "read"));
-        return c.json({ deleted: await deleteHookHistory(c.get("project")._id, filter) });
+        // Only the records the caller can see (as its find shows them): the others are none of its business.
+        return c.json({ deleted: await deleteHookHistory(c.get("project")._id, filter, wholeCollectionsReadable(c.get("principal"))) });
       },
     }, readOnlyCollection),
   );
   app.get(`${HISTORY}/:id`, async (c) => {
     allowHistory(c, "read");
-    const record = await getHookHistoryRecord(c.get("project")._id, pathParam(c, "id"));
-    // A delivery of a collection the reader may not read is none of its business: as if absent.
-    if (!can(c.get("principal"), "read", { collection: String(record.collection) })) throw notFound("Document not found.");
+    const record = await visibleHistoryRecord(c, pathParam(c, "id"));
     return c.json(projectRecord(record, readListQuery(new URL(c.req.url).searchParams)));
   });
   app.post(
@@ -147,6 +146,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
         allowHistory(c, "update");
         await readJsonValue(c); // takes nothing, but a body is checked as every body is (400, 415)
         const projectId = c.get("project")._id;
+        await visibleHistoryRecord(c, pathParam(c, "id"));
         const delivery = await claimForRetry(projectId, pathParam(c, "id"));
         await recordAttempt(delivery, await deliverHook(delivery.hook, { operationId: delivery.id, trigger: delivery.trigger, document: delivery.document }));
         return c.json(await getHookHistoryRecord(projectId, delivery.id));
@@ -155,9 +155,20 @@ export function bindHooksApi(app: ProjectRoutes): void {
   );
   app.delete(`${HISTORY}/:id`, async (c) => {
     allowHistory(c, "delete");
+    await visibleHistoryRecord(c, pathParam(c, "id"));
     await deleteHookHistoryRecord(c.get("project")._id, pathParam(c, "id"));
     return c.body(null, 204);
   });
+}
+
+/**
+ * A history record the caller may see: one of a collection it may not read carries a document it
+ * must not get, so it is as if absent (404) to a read, a retry and a delete alike.
+ */
+async function visibleHistoryRecord(c: Context<ApiEnv>, id: string): Promise<Record<string, unknown>> {
+  const record = await getHookHistoryRecord(c.get("project")._id, id);
+  if (!can(c.get("principal"), "read", { collection: String(record.collection) })) throw notFound("Document not found.");
+  return record;
 }
 
 /** A hook delivers its collection's documents: its writer must be able to read them (no way round read grants). */

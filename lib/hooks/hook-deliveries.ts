@@ -257,8 +257,8 @@ export async function queueTestDelivery(projectId: string, hook: Hook): Promise<
  */
 export async function claimForRetry(projectId: string, id: string): Promise<ClaimedDelivery> {
   return transaction(async (client) => {
-    const row = await queryOne<ClaimedRow & { lease_until: Date | null; state: string }>(
-      sql`SELECT d.seq, d.id, d.project_id, d.trigger, d.state, d.lease_until, h.data AS hook,
+    const row = await queryOne<ClaimedRow & { lease_until: Date | null; state: string; collection_id: string }>(
+      sql`SELECT d.seq, d.id, d.project_id, d.trigger, d.state, d.lease_until, d.collection_id, h.data AS hook,
             coalesce(d.payload, (SELECT coalesce(e.after, e.before) FROM document_events e WHERE e.id = d.event_id)) AS document
           FROM hook_deliveries d LEFT JOIN hooks h ON h.project_id = d.project_id AND h.id = d.hook_id
           WHERE d.project_id = ${projectId} AND d.id = ${id} FOR UPDATE OF d`,
@@ -267,6 +267,9 @@ export async function claimForRetry(projectId: string, id: string): Promise<Clai
     if (!row) throw notFound("Document not found.");
     // The record is there (a GET shows it); what it would be sent with is gone.
     if (row.hook === null) throw conflict("The hook of this delivery was deleted.");
+    // A hook of that id made again, or pointed elsewhere, for another collection: its writer was
+    // never checked for reading this delivery's document, which must not go where it points.
+    if (row.hook.collection !== row.collection_id) throw conflict("The hook of this delivery now watches another collection.");
     if (row.state === "queued" && row.lease_until && row.lease_until > new Date()) throw conflict("The delivery is in progress.");
     if (row.document === null) throw conflict("The event of this delivery has expired.");
     await query(

@@ -78,11 +78,13 @@ export async function deleteHookHistoryRecord(projectId: string, id: string): Pr
 }
 
 /** Delete by criteria (no filter: the whole history). Queued deliveries deleted are cancelled. */
-export async function deleteHookHistory(projectId: string, filter: Record<string, unknown> | undefined): Promise<number> {
+/** `collections`: only records of these (those the caller may read whole, as its lists show); none: all. */
+export async function deleteHookHistory(projectId: string, filter: Record<string, unknown> | undefined, collections?: string[]): Promise<number> {
   const record = raw("h.data");
   const where = filter ? sql`AND ${compileFilter(parseFilter(idAlias(filter)), record)}` : raw("");
+  const visible = collections ? sql`AND h.data->>'collection' = ANY(${collections}::text[])` : raw("");
   const rows = await query(
-    sql`DELETE FROM hook_deliveries x USING ${historyOf(projectId)} WHERE x.seq = h.seq ${where} RETURNING 1`,
+    sql`DELETE FROM hook_deliveries x USING ${historyOf(projectId)} WHERE x.seq = h.seq ${where} ${visible} RETURNING 1`,
   );
   return rows.length;
 }

@@ -59,8 +59,22 @@ export async function saveHook(projectId: string, id: string, body: Record<strin
           data = EXCLUDED.data, updated_at = now()
         RETURNING data, (xmax = 0) AS created`,
   );
+  if (!row.created) await endDeliveriesOfOtherCollections(projectId, hook);
   if (hook.is_active && !row.created) await wakeWorkersFor(projectId, id);
   return { hook: row.data, created: row.created };
+}
+
+/**
+ * A hook pointed at another collection ends the deliveries it still had queued for the old one
+ * (as a delete does): its writer was checked for reading the new collection only, and those
+ * documents would otherwise go to the hook's new URL.
+ */
+async function endDeliveriesOfOtherCollections(projectId: string, hook: Hook, client?: Queryable): Promise<void> {
+  await query(
+    sql`UPDATE hook_deliveries SET state = 'error', error = 'The hook now watches another collection', lease_until = NULL
+        WHERE project_id = ${projectId} AND hook_id = ${hook._id} AND state = 'queued' AND collection_id <> ${hook.collection}`,
+    client,
+  );
 }
 
 /** PATCH: `body`'s top-level keys replace the stored ones; the result is validated whole. */
@@ -78,6 +92,7 @@ export async function patchHook(projectId: string, id: string, body: Record<stri
           WHERE project_id = ${projectId} AND id = ${id}`,
       client,
     );
+    if (hook.collection !== row.data.collection) await endDeliveriesOfOtherCollections(projectId, hook, client);
     if (hook.is_active && !row.data.is_active) await wakeWorkersFor(projectId, id, client);
     return hook;
   });

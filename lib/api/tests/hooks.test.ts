@@ -709,6 +709,47 @@ describe("isolation", () => {
     expect((await t.server.request(`${historyPath}${record.id}/`, { project: t.owner.project, token: granted.body.token })).body.document_id).toBe("h1");
   });
 
+  it("a record the token may not see is as absent to a retry and a delete too, and a delete by criteria takes only what it sees", async () => {
+    const c = unique("unseen");
+    const hook = await createHook({ collection: c, url: `${receiver.url}/ok/unseen` });
+    await t.server.request(docs(c), as({ json: { _id: "u1", secret: "carried" } }));
+    await t.server.request(docs(c), as({ json: { _id: "u2", secret: "carried" } }));
+    await waitForHistory(hook._id, (items) => items.length === 2 && items.every((i) => i.status === "success"));
+    const [first] = await history(hook._id);
+    const minted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["_hooks_history"], update: ["_hooks_history"], delete: ["_hooks_history"] } } } }));
+    const outsider = (extra: Record<string, unknown> = {}) => ({ project: t.owner.project, token: minted.body.token, ...extra });
+    const retried = await t.server.request(`${historyPath}${first.id}/`, outsider({ action: "retry" }));
+    expect(retried.status).toBe(404);
+    expect(retried.text).not.toContain("carried");
+    expect((await t.server.request(`${historyPath}${first.id}/`, outsider({ method: "DELETE" }))).status).toBe(404);
+    expect((await t.server.request(historyPath, outsider({ action: "delete", json: {} }))).body).toEqual({ deleted: 0 });
+    expect(await history(hook._id)).toHaveLength(2);
+    expect(receiver.requests.filter(forHook(hook._id))).toHaveLength(2);
+  });
+
+  it("a delivery never goes to a hook that now watches another collection: pointed elsewhere, or deleted and made again", async () => {
+    const [secret, open] = [unique("watched"), unique("other")];
+    const hook = await createHook({ _id: unique("moved"), collection: secret, url: `${receiver.url}/fail/moved`, retry: { strategy: "constant" } });
+    await t.server.request(docs(secret), as({ json: { _id: "s1", ssn: "123" } }));
+    await waitForHistory(hook._id, (items) => items[0]?.status === "retrying");
+    // Pointed at another collection (and URL): what it had queued for the old one ends.
+    const moved = await t.server.request(`${hooksPath}${hook._id}/`, as({ method: "PATCH", json: { collection: open, url: `${receiver.url}/ok/moved` } }));
+    expect(moved.status, moved.text).toBe(200);
+    const [ended] = await history(hook._id);
+    expect(ended).toMatchObject({ status: "error", error: "The hook now watches another collection" });
+    await makeDue(hook._id);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(receiver.requests.filter((r) => r.path.startsWith("/ok/moved"))).toHaveLength(0);
+    // Deleted, then made again with the same id for another collection: its old records are not retried with it.
+    const again = await createHook({ _id: unique("remade"), collection: secret, url: `${receiver.url}/ok/remade` });
+    await t.server.request(docs(secret), as({ json: { _id: "s2", ssn: "456" } }));
+    const [record] = await waitForHistory(again._id, (items) => items[0]?.status === "success");
+    expect((await t.server.request(`${hooksPath}${again._id}/`, as({ method: "DELETE" }))).status).toBe(204);
+    await createHook({ _id: again._id, collection: open, url: `${receiver.url}/ok/elsewhere` });
+    expect(await t.server.request(`${historyPath}${record.id}/`, as({ action: "retry" }))).toMatchObject({ status: 409, body: { message: "The hook of this delivery now watches another collection." } });
+    expect(receiver.requests.filter((r) => r.path.startsWith("/ok/elsewhere"))).toHaveLength(0);
+  });
+
   it("a token makes hooks only on collections it may read (a hook would deliver their documents)", async () => {
     const minted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["open"], write: ["_hooks"], update: ["_hooks"] } } } }));
     const asHookMaker = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: minted.body.token, ...extra });
