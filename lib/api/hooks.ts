@@ -4,7 +4,7 @@ import type { Action } from "../auth/principal";
 import { mergePatch } from "../documents/merge-patch";
 import { badRequest, forbidden, notFound } from "../errors";
 import { deliverHook } from "../hooks/deliver-hook";
-import { hookView } from "../hooks/hook";
+import { hookView, type Hook } from "../hooks/hook";
 import { claimForRetry, queueTestDelivery, recordAttempt } from "../hooks/hook-deliveries";
 import { deleteHookHistory, deleteHookHistoryRecord, getHookHistoryRecord, listHookHistory, projectRecord } from "../hooks/hook-history";
 import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, redirectsDeliveries, saveHook } from "../hooks/hooks";
@@ -60,14 +60,14 @@ export function bindHooksApi(app: ProjectRoutes): void {
       },
       async (c) => {
         allow(c, "write");
-        return c.json(hookView(await createHook(c.get("project")._id, await readJsonObject(c), undefined, watchCheck(c)), mayManage(c)), 201);
+        return c.json(viewFor(c, await createHook(c.get("project")._id, await readJsonObject(c), undefined, watchCheck(c))), 201);
       },
     ),
   );
   app.get(`${HOOKS}/:id`, async (c) => {
     allow(c, "read", pathParam(c, "id"));
     const hook = await getHook(c.get("project")._id, pathParam(c, "id"));
-    return c.json(projectFields(hookView(hook, mayManage(c)), readListQuery(new URL(c.req.url).searchParams)));
+    return c.json(projectFields(viewFor(c, hook), readListQuery(new URL(c.req.url).searchParams)));
   });
   app.post(
     `${HOOKS}/:id`,
@@ -85,7 +85,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
       },
       async (c) => {
         allow(c, "write", pathParam(c, "id"));
-        return c.json(hookView(await createHook(c.get("project")._id, await readJsonObject(c), pathParam(c, "id"), watchCheck(c)), mayManage(c)), 201);
+        return c.json(viewFor(c, await createHook(c.get("project")._id, await readJsonObject(c), pathParam(c, "id"), watchCheck(c))), 201);
       },
     ),
   );
@@ -95,7 +95,7 @@ export function bindHooksApi(app: ProjectRoutes): void {
     const body = await readJsonObject(c);
     if (typeof body._id === "string") return save(c, body._id, body);
     allow(c, "write");
-    return c.json(hookView(await createHook(c.get("project")._id, body, undefined, watchCheck(c)), mayManage(c)), 201);
+    return c.json(viewFor(c, await createHook(c.get("project")._id, body, undefined, watchCheck(c))), 201);
   });
   app.patch(`${HOOKS}/:id`, async (c) => {
     const projectId = c.get("project")._id;
@@ -106,9 +106,9 @@ export function bindHooksApi(app: ProjectRoutes): void {
       // RFC 7396 on the hook as stored, saved whole: a key the patch removes takes its default.
       const current = await getHook(projectId, id);
       const merged = mergePatch(current, body) as Record<string, unknown>;
-      return c.json(hookView((await saveHook(projectId, id, merged, redirectsDeliveries(current, merged) ? watchCheck(c) : undefined)).hook, mayManage(c)));
+      return c.json(viewFor(c, (await saveHook(projectId, id, merged, redirectsDeliveries(current, merged) ? watchCheck(c) : undefined)).hook));
     }
-    return c.json(hookView(await patchHook(projectId, id, body, watchCheck(c)), mayManage(c)));
+    return c.json(viewFor(c, await patchHook(projectId, id, body, watchCheck(c))));
   });
   app.delete(`${HOOKS}/:id`, async (c) => {
     allow(c, "delete", pathParam(c, "id"));
@@ -182,14 +182,13 @@ async function save(c: Context<ApiEnv>, id: string, body: Record<string, unknown
   const projectId = c.get("project")._id;
   allow(c, (await hookExists(projectId, id)) ? "update" : "write", id);
   const { hook, created } = await saveHook(projectId, id, body, watchCheck(c));
-  return c.json(hookView(hook, mayManage(c)), created ? 201 : 200);
+  return c.json(viewFor(c, hook), created ? 201 : 200);
 }
 
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   allow(c, "read");
   const query = readListQuery(new URL(c.req.url).searchParams, body);
-  const show = mayManage(c);
-  const hooks = (await listHooks(c.get("project")._id)).map((h) => hookView(h, show)) as unknown as Record<string, unknown>[];
+  const hooks = (await listHooks(c.get("project")._id)).map((h) => viewFor(c, h)) as unknown as Record<string, unknown>[];
   const { items, total } = listInMemory(hooks, query, ["_id", "name"]);
   return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
@@ -202,8 +201,19 @@ async function history(c: Context<ApiEnv>, body: Record<string, unknown>) {
   return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }
 
-function mayManage(c: Context<ApiEnv>): boolean {
-  return can(c.get("principal"), "update", { collection: "_hooks", manage: true });
+/**
+ * Whether the answer may show `hook`'s secret and credential headers: to those who manage hooks
+ * and may read the hook's collection (with the secret, one could sign deliveries of documents
+ * it may not read, which the receiver would trust).
+ */
+function mayManage(c: Context<ApiEnv>, hook: Pick<Hook, "collection">): boolean {
+  const principal = c.get("principal");
+  return can(principal, "update", { collection: "_hooks", manage: true }) && can(principal, "read", { collection: hook.collection });
+}
+
+/** `hookView` for the caller. */
+function viewFor(c: Context<ApiEnv>, hook: Hook) {
+  return hookView(hook, mayManage(c, hook));
 }
 
 // Hooks configure where a project's data is sent: managing them is administration (owners and

@@ -693,6 +693,19 @@ describe("isolation", () => {
     expect((await t.server.request(`${hooksPath}other-hook/`, as({ method: "DELETE" }))).status).toBe(204);
   });
 
+  it("a secret is shown only to those who manage hooks and may read the hook's collection (it signs that collection's documents)", async () => {
+    const c = unique("signed");
+    await createHook({ _id: unique("signed"), collection: c, url: `${receiver.url}/ok`, secret: "only-for-readers", headers: { Authorization: "Bearer y" } });
+    const manager = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["_hooks", "elsewhere"], write: ["_hooks"], update: ["_hooks"] } } } }));
+    const asManager = { project: t.owner.project, token: manager.body.token };
+    const listed = await t.server.request(`${hooksPath}?per_page=1000`, asManager);
+    expect(listed.status).toBe(200);
+    expect(listed.text).not.toContain("only-for-readers");
+    expect(listed.text).not.toContain("Bearer y");
+    const reader = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["_hooks", c], write: ["_hooks"], update: ["_hooks"] } } } }));
+    expect((await t.server.request(`${hooksPath}?per_page=1000`, { project: t.owner.project, token: reader.body.token })).text).toContain("only-for-readers");
+  });
+
   it("a token reading _hooks_history sees only deliveries of collections it may read (a record carries the document)", async () => {
     const c = unique("hidden");
     const hook = await createHook({ collection: c, url: `${receiver.url}/ok/hidden` });
