@@ -104,5 +104,20 @@ export function fromDatabaseError(error: unknown): AppError | undefined {
   if (code === "22P05") return badRequest("Malformed value in query: unsupported Unicode escape");
   // NUL (or bytes that are not UTF-8) in an id or name from the URL: text cannot hold it.
   if (code === "22021") return badRequest("Malformed value in query: text cannot hold NUL or invalid UTF-8");
+  // The database is gone or going (stopped, restarting, out of connections): nothing of the
+  // request was done, and it may succeed later; `/api/health/ready` says so too.
+  if (isDatabaseUnreachable(error)) return serviceUnavailable("The database or the file store is unavailable; try again later", 5);
   return undefined;
+}
+
+/** Connection-level failures, from the socket or from PostgreSQL shutting down or full. */
+// Not ECONNRESET or EPIPE: those are also a client that went away mid-request.
+const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08006"]);
+
+function isDatabaseUnreachable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;
+  // node-postgres's own words for a connection it lost or never had.
+  const message = (error as { message?: unknown } | null)?.message;
+  return typeof message === "string" && /^(Connection terminated|Client has encountered a connection error|timeout exceeded when trying to connect)/.test(message);
 }
