@@ -152,6 +152,9 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   });
   server.keepAliveTimeout = 65_000;
+  // Node keeps the first 2,000 header lines and drops the rest without a word (an `X-Project`
+  // after them was "Project not found."); the header block's size limit (431) bounds them anyway.
+  server.maxHeadersCount = 0;
   server.on("clientError", answerUnparsable);
   // Hook dispatch and deliveries on a thread of their own, of lower priority than requests.
   const workers = startBackgroundWorkers({ startHooks: startHookThread });

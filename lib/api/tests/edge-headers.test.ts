@@ -194,4 +194,10 @@ describe("requests Node's HTTP parser refuses", () => {
     expect(huge).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
     expect(huge.split("\r\n\r\n")[1]).toBe('{"message":"Request header fields too large"}');
   });
+
+  it("read every header line within the size limit: none dropped after the 2,000th (X-Project there still counts)", async () => {
+    const filler = Array.from({ length: 2500 }, (_, i) => `x${i}: 1\r\n`).join("");
+    const answer = await rawExchange(`GET /api/collections/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n${filler}X-Project: ${t.owner.project}\r\nAuthorization: Token ${t.owner.token}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+  });
 });
