@@ -62,6 +62,13 @@ describe("compileSchema (Deform's differences from draft 4)", () => {
     expect(() => compileSchema({ type: 12 })).toThrow(expect.objectContaining({ kind: "validation" }));
   });
 
+  it("a $ref loop that reads no deeper is a 422 at save, or for the document that reaches it (never a stack overflow's 500)", () => {
+    expect(() => compileSchema({ definitions: { a: { $ref: "#" } }, $ref: "#/definitions/a" })).toThrow(expect.objectContaining({ kind: "validation" }));
+    const deeper = compileSchema({ properties: { a: { anyOf: [{ $ref: "#/properties/a" }] }, b: { type: "string" } } });
+    expect(deeper.validate({ b: "x" })).toEqual([]);
+    expect(deeper.validate({ a: 1 })).toEqual([{ property: null, message: expect.stringContaining("refers to itself without end") }]);
+  });
+
   it("an $async schema is a 422: ajv would answer a promise (every document accepted, a failing one an unhandled rejection)", () => {
     expect(() => compileSchema({ $async: true, type: "object", properties: { n: { type: "number" } } })).toThrow(expect.objectContaining({ kind: "validation" }));
   });

@@ -1,7 +1,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
 import { linearRegExp } from "../query/linear-regexp";
 import { validationError, type PropertyError } from "../errors";
-import { addDraft4Formats, MULTIPLE_OF_PRECISION, realCalendarDate, withinFourDigitYears } from "./schema-formats";
+import { addDraft4Formats, loopsWithoutEnd, MULTIPLE_OF_PRECISION, realCalendarDate, withinFourDigitYears } from "./schema-formats";
 
 /**
  * Collection schemas: JSON Schema draft 4 (ajv-draft-04) with Deform's differences (CONTRACT §4).
@@ -65,13 +65,22 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
   // `$async: true` makes ajv answer a promise: truthy for every document (so none was refused),
   // rejecting for a failing one with nobody awaiting it, which stopped the process.
   if ((validate as { $async?: unknown }).$async) throw validationError("Validation error", [{ property: "schema", message: "$async schemas are not supported: documents are validated synchronously" }]);
+  if (loopsWithoutEnd(validate)) throw validationError("Validation error", [{ property: "schema", message: "the schema refers to itself without end (a $ref loop that reads no deeper into the document)" }]);
   return {
     datetimes: info.datetimes,
     immutables: info.immutables,
     embeds: info.embeds,
     files: info.files,
     validate(doc) {
-      if (validate(doc)) return [];
+      let valid: boolean;
+      try {
+        valid = validate(doc) as boolean;
+      } catch (error) {
+        // A loop the save-time probe did not reach (`{"a": {"$ref": "#/properties/a"}}` with an `a`).
+        if (error instanceof RangeError) return [{ property: null, message: "the schema refers to itself without end (a $ref loop that reads no deeper into the document)" }];
+        throw error;
+      }
+      if (valid) return [];
       return (validate.errors ?? []).map(propertyError);
     },
   };

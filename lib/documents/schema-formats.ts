@@ -68,3 +68,18 @@ function realDateTime(value: string): boolean {
  * a quotient within 1e-9 of a whole number counts as whole (both ajv setups use it).
  */
 export const MULTIPLE_OF_PRECISION = 9;
+
+/**
+ * `{"$ref": "#"}` reached again without reading deeper into the value recurses until the stack
+ * overflows, on every value: tried once on the simplest values when the schema is saved.
+ */
+export function loopsWithoutEnd(validate: (value: unknown) => unknown): boolean {
+  for (const value of [{}, [], null, 0, "", true]) {
+    try {
+      validate(value);
+    } catch (error) {
+      if (error instanceof RangeError) return true;
+    }
+  }
+  return false;
+}

@@ -4,7 +4,7 @@ import type { ValidateFunction } from "ajv";
 import { validationError, type PropertyError } from "../errors";
 import { checkPublicUrl } from "../net/outbound-guard";
 import { isCredentialHeader } from "../auth/redact-credentials";
-import { addDraft4Formats, MULTIPLE_OF_PRECISION } from "../documents/schema-formats";
+import { addDraft4Formats, loopsWithoutEnd, MULTIPLE_OF_PRECISION } from "../documents/schema-formats";
 
 /**
  * A hook as `_hooks` shows it (CONTRACT §8), its validation and defaults. Stored whole as the
@@ -235,6 +235,8 @@ export function conditionsFor(schema: Record<string, unknown>): ValidateFunction
     // `$async: true` makes ajv answer a promise, which rejects for a document that fails: a
     // truthy answer for every document, and a rejection nobody awaits, which stopped the thread.
     if ((validate as { $async?: unknown }).$async) throw new Error("$async schemas are not supported: conditions are checked synchronously");
+    // Such a hook would never fire (its check overflows the stack on every document).
+    if (loopsWithoutEnd(validate)) throw new Error("the conditions refer to themselves without end (a $ref loop that reads no deeper into the document)");
     if (compiled.size > 5000) compiled.clear();
     compiled.set(key, validate);
   }

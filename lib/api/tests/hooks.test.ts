@@ -159,6 +159,8 @@ describe("_hooks documents", () => {
     [{ conditions: { type: "object", properties: { a: { type: "no-such-type" } } } }, "conditions"],
     // ajv answers an $async schema with a promise: every document matched, and a failing one stopped the hook thread.
     [{ conditions: { $async: true, type: "object", properties: { n: { type: "number" } } } }, "conditions"],
+    // A loop that reads no deeper overflows the stack on every document: the hook would never fire.
+    [{ conditions: { definitions: { a: { $ref: "#" } }, $ref: "#/definitions/a" } }, "conditions"],
     // Headers the HTTP client refuses on every request.
     [{ headers: { Expect: "100-continue" } }, "headers.Expect"],
     [{ headers: { "Keep-Alive": "timeout=5" } }, "headers.Keep-Alive"],
