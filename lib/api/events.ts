@@ -30,7 +30,8 @@ export function bindEventsApi(app: ProjectRoutes): void {
   // A feed is only read; other methods here are not a collection property's (`events` is none).
   for (const method of ["post", "put", "patch", "delete"] as const) app[method]("/collections/:collection/events", methodNotAllowedHere(["GET", "HEAD"]));
   app.get("/events", (c) => {
-    const names = (c.req.query("collections") ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+    // Repeated (`?collections=a&collections=b`) as well as comma-separated: none is ignored.
+    const names = (c.req.queries("collections") ?? []).flatMap((value) => value.split(",")).map((s) => s.trim()).filter(Boolean);
     if (names.length === 0) throw badRequest("collections is required: a comma-separated list of collection ids");
     if (names.length > 100) throw badRequest("At most 100 collections per feed");
     return feed(c, [...new Set(names)]);

@@ -81,7 +81,8 @@ describe("change feed", () => {
   it("applies the filter per document and serves several collections at once", async () => {
     const [a, b, other] = [unique("fa"), unique("fb"), unique("fo")];
     const filter = encodeURIComponent(JSON.stringify({ n: { $gte: 10 } }));
-    const feed = await subscribe(`/api/events/?collections=${a},${b}&filter=${filter}`);
+    // Repeated as well as comma-separated: none is ignored.
+    const feed = await subscribe(`/api/events/?collections=${a}&collections=${b}&filter=${filter}`);
     await t.server.request(docs(a), as({ json: { _id: "small", n: 1 } }));
     await t.server.request(docs(other), as({ json: { _id: "elsewhere", n: 50 } }));
     await t.server.request(docs(b), as({ json: { _id: "big", n: 20 } }));
