@@ -35,8 +35,7 @@ export function pathParam(c: { req: { param(name: string): string | undefined } 
  * loses the difference between `/` and `%2F` and made a second decode read `%2541` as `A`; so the
  * segments come from the request's raw path, at the parameter's place in the matched route.
  */
-export function propertyPath(c: { req: { routePath: string; url: string; param(name: string): string | undefined } }): string[] {
-  pathParam(c, "path");
+export function propertyPath(c: { req: { routePath: string; url: string } }): string[] {
   const pattern = c.req.routePath.split("/");
   const at = pattern.findIndex((segment) => segment.startsWith(":path"));
   const raw = new URL(c.req.url).pathname.split("/");

@@ -45,7 +45,7 @@ const CACHED_PATTERNS = 256;
  * The pattern's size once counted repeats are spelled out, as RE2 compiles it: `(?:a|b){1,99}`
  * is 2 x 99. An unbounded repeat counts its minimum plus one copy.
  */
-export function expandedSize(node: Node): number {
+function expandedSize(node: Node): number {
   switch (node.t) {
     case "alt":
       return node.alts.reduce((sum, alt) => sum + expandedSize(alt), 0);
