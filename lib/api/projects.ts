@@ -50,10 +50,11 @@ export function bindProjectsApi(app: Hono<ApiEnv>): void {
     return c.json(projectFields(project, readListQuery(new URL(c.req.url).searchParams)));
   });
   // No verb applies to one project: an X-Action is refused (400, 403 for a list verb), never a create.
-  app.post("/user/projects/:id", withActions({}, async (c) => {
+  // Credentials first (401), then the verb: an X-Action is no way to learn anything without them.
+  app.post("/user/projects/:id", async (c, next) => {
     const { user } = await authenticateUser(c.get("credentials"));
-    return c.json(await createProject(user, pathParam(c, "id"), await readJsonObject(c)), 201);
-  }));
+    return withActions({}, async (c) => c.json(await createProject(user, pathParam(c, "id"), await readJsonObject(c)), 201))(c, next);
+  });
   app.put("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
     const { project, created } = await saveProject(user, pathParam(c, "id"), await readJsonObject(c));

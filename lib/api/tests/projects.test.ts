@@ -71,6 +71,12 @@ describe("projects", () => {
 
     const badFilter = await server.request(`/api/user/projects/?filter=${encodeURIComponent('{"name":{"$nope":1}}')}`, { session });
     expect(badFilter.status).toBe(400);
+
+    // One project takes no verb, but without credentials that is not what the answer says.
+    const anonymous = await server.request(`/api/user/projects/${a}/`, { action: "find", json: {} });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body).toEqual({ message: "Not authorized" });
+    expect((await server.request(`/api/user/projects/${a}/`, { session, action: "find", json: {} })).status).toBe(403);
   });
 
   it("allows five projects per owner and refuses the sixth with 422", async () => {
