@@ -39,7 +39,7 @@ function apiTarget(url: string): { rewrite: string } | { notFound: true } | unde
   if (normalized[0] !== "api") {
     let decoded: string[];
     try {
-      decoded = withoutDotSegments(decodeURIComponent(path).replace(/\\/g, "/"));
+      decoded = resolveSegments(decodeURIComponent(path).replace(/\\/g, "/")).segments;
     } catch {
       return undefined;
     }
@@ -58,10 +58,6 @@ function hasLooseSegments(url: string): boolean {
   const query = url.indexOf("?");
   const path = query < 0 ? url : url.slice(0, query);
   return path.includes("//") || path.includes("/./") || path.includes("/../") || path.endsWith("/.") || path.endsWith("/..");
-}
-
-function withoutDotSegments(path: string): string[] {
-  return resolveSegments(path).segments;
 }
 
 /**

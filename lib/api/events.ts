@@ -2,9 +2,7 @@ import { isSystemName } from "../collections/system-collections";
 import { methodNotAllowedHere } from "../http/route-methods";
 import type { Context } from "hono";
 import { authenticateProjectRequest } from "../auth/authenticate";
-import { can } from "../auth/can";
-import { entryScope } from "../auth/permission";
-import type { Principal } from "../auth/principal";
+import { can, mayReach } from "../auth/can";
 import { badRequest, forbidden, notFound } from "../errors";
 import { nodeResponseSink, openFeed, webStreamSink, type FeedOptions } from "../feed/feed-stream";
 import { alreadySent } from "../http/already-sent";
@@ -46,7 +44,7 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
     if (!COLLECTION_ID.test(id) && id !== "_files") throw badRequest(`Invalid collection id: ${JSON.stringify(id)}`);
   }
   const principal = c.get("principal");
-  for (const id of collections) if (!mayReadAny(principal, id)) throw forbidden(`Not allowed to read in collection ${id}`);
+  for (const id of collections) if (!mayReach(principal, "read", id)) throw forbidden(`Not allowed to read in collection ${id}`);
   const filterParam = c.req.query("filter");
   let filter: FilterNode | undefined;
   if (filterParam) {
@@ -74,7 +72,7 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
     mayRead: (collection, documentId) => can(current, "read", { collection, documentId }),
     stillAllowed: async () => {
       current = (await authenticateProjectRequest(project._id, credentials)).principal;
-      return collections.every((id) => mayReadAny(current, id));
+      return collections.every((id) => mayReach(current, "read", id));
     },
     lastEventId,
     eventsTtlMs: ttl,
@@ -103,9 +101,3 @@ function readLastEventId(value: string | undefined): number | undefined {
   return Number(value.trim());
 }
 
-/** Read on the collection, or on at least one of its documents (the feed then shows those). */
-function mayReadAny(principal: Principal, collection: string): boolean {
-  if (can(principal, "read", { collection })) return true;
-  if (principal.kind !== "token") return false;
-  return principal.allow.read.some((entry) => entryScope(entry).collection === collection);
-}

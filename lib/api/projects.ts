@@ -1,7 +1,7 @@
 import type { Context, Hono } from "hono";
 import { authenticateUser } from "../auth/authenticate";
 import { badRequest, validationError } from "../errors";
-import { withActions } from "../http/actions";
+import { refuseActions, withActions } from "../http/actions";
 import type { ApiEnv } from "../http/env";
 import { readJsonObject } from "../http/json-body";
 import { pathParam } from "../http/project-routes";
@@ -51,9 +51,10 @@ export function bindProjectsApi(app: Hono<ApiEnv>): void {
   });
   // No verb applies to one project: an X-Action is refused (400, 403 for a list verb), never a create.
   // Credentials first (401), then the verb: an X-Action is no way to learn anything without them.
-  app.post("/user/projects/:id", async (c, next) => {
+  app.post("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));
-    return withActions({}, async (c) => c.json(await createProject(user, pathParam(c, "id"), await readJsonObject(c)), 201))(c, next);
+    refuseActions(c);
+    return c.json(await createProject(user, pathParam(c, "id"), await readJsonObject(c)), 201);
   });
   app.put("/user/projects/:id", async (c) => {
     const { user } = await authenticateUser(c.get("credentials"));

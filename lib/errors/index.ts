@@ -110,10 +110,10 @@ export function fromDatabaseError(error: unknown): AppError | undefined {
   return undefined;
 }
 
-/** Connection-level failures, from the socket or from PostgreSQL shutting down or full. */
 // Not ECONNRESET or EPIPE: those are also a client that went away mid-request.
 const UNREACHABLE_CODES = new Set(["ECONNREFUSED", "57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08006"]);
 
+/** Connection-level failures, from the socket or from PostgreSQL shutting down or full. */
 function isDatabaseUnreachable(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === "string" && UNREACHABLE_CODES.has(code)) return true;

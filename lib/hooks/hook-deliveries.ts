@@ -72,11 +72,16 @@ export const CLAIM_PLANNING = "SET LOCAL enable_sort = off; SET LOCAL enable_bit
  */
 const dueIndexed = (column: string) => raw(`${column} > '-infinity'`);
 
+/** Keys at their cap (`busy`), and the others with how many they have in flight (`running`). */
+function splitAtCap(inFlight: ReadonlyMap<string, number>, cap: number): { busy: string[]; running: [string, number][] } {
+  const entries = [...inFlight];
+  return { busy: entries.filter(([, n]) => n >= cap).map(([key]) => key), running: entries.filter(([, n]) => n < cap) };
+}
+
 /** The claim's statement (exported for the test of its plan). */
 export function claimStatement(limit: number, caps: ClaimCaps, inFlight: ReadonlyMap<string, number>): Sql {
   const { perHook, perProject } = caps;
-  const busyHooks = [...inFlight].filter(([, n]) => n >= perHook).map(([key]) => key);
-  const running = [...inFlight].filter(([, n]) => n < perHook);
+  const { busy: busyHooks, running } = splitAtCap(inFlight, perHook);
   // Per project too: one project's hung receivers (several hooks, each within its own cap) held
   // every slot, and other projects' deliveries waited for their timeouts.
   const byProject = new Map<string, number>();
@@ -84,8 +89,7 @@ export function claimStatement(limit: number, caps: ClaimCaps, inFlight: Readonl
     const project = key.slice(0, key.indexOf("/"));
     byProject.set(project, (byProject.get(project) ?? 0) + n);
   }
-  const busyProjects = [...byProject].filter(([, n]) => n >= perProject).map(([project]) => project);
-  const projectsRunning = [...byProject].filter(([, n]) => n < perProject);
+  const { busy: busyProjects, running: projectsRunning } = splitAtCap(byProject, perProject);
   // Prepared (planning took 2 ms of a 7 ms claim): the window's LIMIT is written into the text,
   // as one of a few powers of two, since a generic plan cannot see a parameter's value there.
   const window = Math.min(512, 2 ** Math.ceil(Math.log2(Math.max(4, limit * 4))));

@@ -13,7 +13,7 @@ export function parseFilter(input: unknown): FilterNode {
   if (input === undefined || input === null) return { kind: "and", children: [] };
   if (!isPlainObject(input)) throw badRequest("Filter must be an object");
   checkJsonInput(input, "Filter");
-  budget = { conditions: MAX_FILTER_CONDITIONS, regexChars: MAX_FILTER_REGEX_CHARS, regexSize: MAX_FILTER_REGEX_SIZE };
+  budget = fullBudget();
   return parseQuery(input as Record<string, unknown>);
 }
 
@@ -30,7 +30,8 @@ export const MAX_FILTER_REGEX_CHARS = 5000;
  * characters had cost 80 ms each, and eight at once held other projects' reads for 0.6 s.
  */
 export const MAX_FILTER_REGEX_SIZE = 2500;
-let budget = { conditions: MAX_FILTER_CONDITIONS, regexChars: MAX_FILTER_REGEX_CHARS, regexSize: MAX_FILTER_REGEX_SIZE };
+const fullBudget = () => ({ conditions: MAX_FILTER_CONDITIONS, regexChars: MAX_FILTER_REGEX_CHARS, regexSize: MAX_FILTER_REGEX_SIZE });
+let budget = fullBudget();
 
 function spend(conditions: number, regexChars = 0, regexSize = 0): void {
   budget.conditions -= conditions;
@@ -105,7 +106,7 @@ function parseCondition(value: unknown): OperatorNode[] {
 }
 
 function isOperatorObject(value: unknown): boolean {
-  return typeof value === "object" && value !== null && !Array.isArray(value) && Object.keys(value).some((key) => key.startsWith("$"));
+  return isPlainObject(value) && Object.keys(value).some((key) => key.startsWith("$"));
 }
 
 function parseOperators(doc: Record<string, unknown>): OperatorNode[] {
