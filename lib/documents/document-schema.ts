@@ -52,6 +52,11 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
     const unnamed = embedsWithoutCollection(schema, []);
     if (unnamed.length)
       throw validationError("Validation error", unnamed.map((path) => ({ property: `schema.properties.${path.join(".properties.")}.collection`, message: "an embed names the collection it reads from" })));
+    // Reads resolve embeds among user collections' documents only: one of `_files` or `_users`
+    // would read back null for ever, which says "the document is gone".
+    const system = info.embeds.filter((embed) => embed.collection.startsWith("_"));
+    if (system.length)
+      throw validationError("Validation error", system.map(({ path }) => ({ property: `schema.properties.${path.join(".properties.")}.collection`, message: "an embed reads from a user collection, not a system one (a file is a property of type file)" })));
     const lost = [...new Set(info.lost)];
     if (lost.length)
       throw validationError("Validation error", lost.map((property) => ({ property, message: "Arca's keywords (datetime, embed, file, immutable, processors) need a fixed place: not under patternProperties or in a recursive $ref; processors only on properties (not in definitions, allOf/anyOf/oneOf, not or additionalProperties)" })));

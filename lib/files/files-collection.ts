@@ -5,6 +5,7 @@ import { raw, sql } from "../db/sql";
 import { lockDocument } from "../documents/save-document";
 import { replaceDocument } from "../documents/document-statements";
 import { collectionState } from "../documents/collection-state";
+import { checkImmutable, schemaFor } from "../documents/document-schema";
 import { badRequest, conflict, notFound, validationError } from "../errors";
 import { deleteFileRows, documentFileRows, insertFileRows } from "./file-rows";
 import { FILE_COLUMNS, FILES_COLLECTION, fileIdsIn, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
@@ -154,8 +155,7 @@ export async function deleteFile(scope: { projectId: string; dataSizeLimit: numb
       // record with it: this one is a 404, not a second success with a second event.
       if (!(await findFile(projectId, fileId, client))) throw notFound("Document not found.");
       if (before) {
-        const after = withoutFile(structuredClone(before), fileId) as Record<string, unknown>;
-        const state = await collectionState(projectId, row.collection_id, client);
+        const { after, state } = await documentWithoutFile(client, projectId, row, before);
         // The record goes with the document's write (its file property dropped).
         await replaceDocument(client, { projectId, dataSizeLimit: 0 }, row.collection_id, state, before, after);
       }
@@ -164,6 +164,35 @@ export async function deleteFile(scope: { projectId: string; dataSizeLimit: numb
     // A record of no document: a concurrent delete took it first when this one found none.
     if (deleted.length === 0 && (row.collection_id === FILES_COLLECTION || row.document_id === "")) throw notFound("Document not found.");
   });
+}
+
+/**
+ * The document that held a file, without it, as its collection's schema must accept it: deleting
+ * the `_files` record unsets the property (CONTRACT §6) under the same rules as the property's own
+ * DELETE, so an `immutable` or `required` file property refuses it (422) by either route.
+ */
+async function documentWithoutFile(db: Queryable, projectId: string, row: FileRow, before: Record<string, unknown>) {
+  const after = withoutFile(structuredClone(before), row.id) as Record<string, unknown>;
+  const state = await collectionState(projectId, row.collection_id, db);
+  if (state.schema) {
+    const compiled = schemaFor(projectId, row.collection_id, state.schema);
+    const errors = [...compiled.validate(after), ...checkImmutable(before, after, compiled)];
+    if (errors.length) throw validationError("Validation error", errors);
+  }
+  return { after, state };
+}
+
+/**
+ * Refuses (422) before anything is deleted when the file's document would not take its removal;
+ * delete by criteria checks every match first, so a refusal leaves all of them in place.
+ */
+export async function checkFileDeletable(projectId: string, fileId: string): Promise<void> {
+  const row = await findFile(projectId, fileId);
+  if (!row || row.collection_id === FILES_COLLECTION || row.document_id === "") return;
+  const before = await queryOne<{ data: Record<string, unknown> }>(
+    sql`SELECT data FROM documents WHERE project_id = ${projectId} AND collection_id = ${row.collection_id} AND id = ${row.document_id}`,
+  );
+  if (before) await documentWithoutFile(pool(), projectId, row, before.data);
 }
 
 /** The value without any file record of this id: object properties deleted, array elements removed. */

@@ -165,6 +165,16 @@ describe("schemas", () => {
     expect((await t.server.request("/api/collections/badembed/", as())).status).toBe(404);
   });
 
+  it("an embed of a system collection is refused at save (it could only ever read back null)", async () => {
+    for (const collection of ["_files", "_users", "_tokens"]) {
+      const schema = { type: "object", properties: { f: { type: "embed", collection } } };
+      const res = await t.server.request("/api/collections/sysembed/", as({ method: "PUT", json: { schema } }));
+      expect(res.status, res.text).toBe(422);
+      expect(res.body.errors).toEqual([{ property: "schema.properties.f.collection", message: "an embed reads from a user collection, not a system one (a file is a property of type file)" }]);
+    }
+    expect((await t.server.request("/api/collections/sysembed/", as())).status).toBe(404);
+  });
+
   it("embeds are stored as keys and resolved on read", async () => {
     const created = await t.server.request(docs("articles"), as({ json: { _id: "a2", title: "E", author: "ann" } }));
     expect(created.body.author).toBe("ann");

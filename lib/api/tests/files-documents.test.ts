@@ -194,6 +194,30 @@ describe("files in document properties", () => {
     expect(await filesSize(project)).toBe(await sumOfSizes(project));
   });
 
+  it("a _files delete that would break an immutable or required file property is refused like the property's own DELETE (422, nothing deleted)", async () => {
+    const schema = { type: "object", properties: { f: { type: "file", immutable: true }, g: { type: "file", required: true }, h: { type: "file" } } };
+    expect((await server.request("/api/collections/", { project, token, json: { _id: "kept", schema } })).status).toBe(201);
+    const res = await send(`${docs("kept")}/`, form([["_id", '"k1"'], ["f", "one", "f.txt"], ["g", "two", "g.txt"], ["h", "three", "h.txt"]]));
+    expect(res.status, res.text).toBe(201);
+    const files = () => server.request(`/api/collections/_files/documents/`, { project, token, action: "find", json: { filter: { collection_id: "kept" } } });
+    const del = (id: string) => server.request(`/api/collections/_files/documents/${id}/`, { project, token, method: "DELETE" });
+    const immutable = await del(res.body.f._id);
+    expect(immutable.status).toBe(422);
+    expect(immutable.body).toEqual({ message: "Validation error", errors: [{ property: "f", message: "is immutable and cannot be changed" }] });
+    const required = await del(res.body.g._id);
+    expect(required.status).toBe(422);
+    expect(required.body.errors).toEqual([{ property: "g", message: "is required" }]);
+    // By criteria, one refusal refuses the request before any file goes.
+    const bulk = await server.request(`/api/collections/_files/documents/`, { project, token, action: "delete", json: { filter: { collection_id: "kept" } } });
+    expect(bulk.status).toBe(422);
+    expect((await files()).body.total).toBe(3);
+    expect((await server.request(`${docs("kept")}/k1/`, { project, token })).body).toEqual(res.body);
+    // An optional, mutable file property still lets its record go.
+    expect((await del(res.body.h._id)).status).toBe(204);
+    expect(Object.keys((await server.request(`${docs("kept")}/k1/`, { project, token })).body).sort()).toEqual(["_id", "f", "g"]);
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+  });
+
   it("deleting a document, or its collection, removes its files", async () => {
     const res = await send(`${docs("trash")}/`, form([["_id", '"t1"'], ["f", "bytes 1", "a.txt"]]));
     await send(`${docs("trash")}/`, form([["_id", '"t2"'], ["f", "bytes 2", "b.txt"]]));
