@@ -10,6 +10,9 @@ import { startBackgroundWorkers } from "./lib/background-workers";
 import { startHookThread } from "./lib/hooks/start-hook-thread";
 import { checkFileBlobStore } from "./lib/files/file-blob-store";
 import { edgeHeadersFor } from "./lib/http/edge-headers";
+import { projectFromHost } from "./lib/http/request-context";
+import { publicOrigin } from "./lib/members/public-url";
+import { config } from "./lib/config";
 
 /**
  * A request the adapter cannot make a Request of (a backslash in the path, a Host that is no
@@ -144,6 +147,10 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
       const headers = { ...edgeHeadersFor(req.headers.origin), "content-type": "application/json" };
       return void res.writeHead(404, headers).end('{"message":"Page not found"}');
     }
+    // The dashboard lives on the bare host only: on a project's host (where that project's files
+    // are served) its pages, and the session cookie they would set, have no business.
+    if (dashboard && projectFromHost(req.headers.host, config().baseDomain) !== undefined)
+      return void res.writeHead(308, { location: publicOrigin() + req.url, "content-type": "text/plain" }).end("The dashboard is at " + publicOrigin());
     if (dashboard) return void dashboard(req, res);
     res.writeHead(404, { "content-type": "text/plain" }).end("Not found");
   });

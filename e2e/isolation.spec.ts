@@ -1,5 +1,6 @@
+import http from "node:http";
 import { expect, test } from "@playwright/test";
-import { api, createProjectViaApi, createTokenViaApi, signUpViaApi, uniqueEmail } from "./support/api";
+import { api, BASE_URL, createProjectViaApi, createTokenViaApi, signUpViaApi, uniqueEmail } from "./support/api";
 import { signIn } from "./support/sign-in";
 import { snap } from "./support/screenshots";
 
@@ -82,4 +83,24 @@ test("the five-project limit is shown before it is reached", async ({ page }) =>
   await expect(page.getByRole("button", { name: "Create project" })).toHaveCount(0);
   await expect(page.getByText("the most an account can own", { exact: false })).toBeVisible();
   await snap(page, "projects-at-limit", { phone: true });
+});
+
+/** Project hosts serve that project's API and files; the dashboard answers only on the bare host. */
+test("a project's host sends dashboard pages to the bare host, and still serves its API", async () => {
+  const { hostname, port } = new URL(BASE_URL);
+  const ask = (path: string, host: string) =>
+    new Promise<{ status: number; location?: string }>((resolve, reject) => {
+      http
+        .get({ host: hostname, port, path, headers: { host } }, (res) => {
+          res.resume();
+          resolve({ status: res.statusCode ?? 0, location: res.headers.location });
+        })
+        .on("error", reject);
+    });
+  for (const path of ["/signin", "/projects", "/", "/invite/abc?x=1"]) {
+    expect(await ask(path, `demo.localhost:${port}`)).toEqual({ status: 308, location: `http://localhost:${port}${path}` });
+    expect((await ask(path, `localhost:${port}`)).status).not.toBe(308);
+  }
+  // Its API is unchanged there (no such project: the API's own 404).
+  expect((await ask("/api/collections/", `demo.localhost:${port}`)).status).toBe(404);
 });
