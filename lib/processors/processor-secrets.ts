@@ -1,7 +1,7 @@
 import { setOwn } from "../query/json-input";
 
 /** The processor arguments that carry a vendor's credential (lib/processors/vendor-processors.ts, speech-processors.ts). */
-const SECRET_ARGUMENTS = new Set(["api_key", "subscription_key", "language_token"]);
+export const SECRET_ARGUMENTS = new Set(["api_key", "subscription_key", "language_token"]);
 
 const MASKED_SECRET = "********";
 

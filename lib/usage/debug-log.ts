@@ -5,6 +5,8 @@ import { query, type Queryable } from "../db/query";
 import { sql } from "../db/sql";
 import { notFound } from "../errors";
 import { formatFileDate } from "../files/file-record";
+import { SECRET_ARGUMENTS } from "../processors/processor-secrets";
+import { setOwn } from "../query/json-input";
 
 /**
  * The `_debug` log (CONTRACT §10): the API calls of a project while its `settings.debug` is on.
@@ -55,6 +57,9 @@ export function enqueueDebugCall(projectId: string, call: DebugCall): void {
   if (/\/_tokens(\/|$)/.test(path)) redactTokenSecrets(response, tokenPathSegment(path));
   // A hook's signing secret, sent and answered in clear to those who manage hooks.
   if (/\/_hooks(\/|$)/.test(path)) for (const recorded of [request, response]) redactHookSecrets(recorded);
+  // Processors' literal vendor keys in collection definitions: members read `_debug`, and the
+  // definition routes show them those keys masked.
+  if (/^\/api\/collections(\/|$)/.test(path) && !/\/documents(\/|$)/.test(path)) for (const recorded of [request, response]) redactProcessorSecrets(recorded, path);
   state.queue.push({ projectId, dateCreated, record: { _id: generateId(), date_created: formatFileDate(dateCreated), request, response } });
   if (state.queue.length > QUEUE_LIMIT) {
     state.queue.splice(0, state.queue.length - QUEUE_LIMIT);
@@ -138,6 +143,30 @@ function redactHookSecrets(recorded: { body?: unknown }): void {
     const items = (recorded.body as { items?: unknown } | null)?.items;
     if (Array.isArray(items)) items.forEach(redact);
   }
+}
+
+/**
+ * A definition's processor credentials as `withProcessorSecretsMasked` shows them; a path that
+ * reaches into one (`.../in/api_key/`) keeps no body at all; a cut body has them blanked by name.
+ */
+function redactProcessorSecrets(recorded: { body?: unknown }, path: string): void {
+  if (recorded.body === null || recorded.body === undefined) return;
+  if (/\/processors\/.*\/(api_key|subscription_key|language_token)(\/|$)/.test(path)) recorded.body = REDACTED;
+  else if (typeof recorded.body === "string")
+    recorded.body = recorded.body.replace(/("(?:api_key|subscription_key|language_token)"\s*:\s*)\{[^}]*\}?/g, `$1{"value":"${REDACTED}"}`);
+  else recorded.body = maskSecretArguments(recorded.body);
+}
+
+/** Every `{"api_key": {"value": ...}}` at any depth: a body may be a processor, its `in` or a list of them. */
+function maskSecretArguments(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(maskSecretArguments);
+  if (!value || typeof value !== "object") return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, item] of Object.entries(value)) {
+    const literal = item && typeof item === "object" && !Array.isArray(item) && "value" in item;
+    setOwn(out, key, SECRET_ARGUMENTS.has(key) && literal ? { ...(item as object), value: REDACTED } : maskSecretArguments(item));
+  }
+  return out;
 }
 
 /** The secret shown once at creation, and one the path addressed (the answer's `_id` is the path's). */

@@ -153,6 +153,22 @@ describe("_debug", () => {
     expect((await t.server.request(`${DEBUG}/`, { ...as, action: "delete", json: {} })).status).toBe(403);
     expect((await t.server.request(`${DEBUG}/${post!._id}/`, as)).status).toBe(200);
 
+    // Processors' literal vendor keys are masked in what `_debug` keeps, as definition reads
+    // mask them for members: whole definitions, a processor list, and a path into the key.
+    const KEY = "AIza-debug-secret-key";
+    const translate = { name: "google_translate", in: { text: { property: "title" }, to: { value: "de" }, api_key: { value: KEY } } };
+    const schema = { type: "object", properties: { title: { type: "string" }, title_de: { type: "string", processors: [translate] } } };
+    expect((await t.server.request("/api/collections/", { ...as, json: { _id: "tr", schema } })).status).toBe(201);
+    expect((await t.server.request("/api/collections/tr/", as)).text).toContain(KEY);
+    expect((await t.server.request("/api/collections/tr/schema/properties/title_de/processors/", { ...as, method: "PUT", json: [translate] })).status).toBe(200);
+    expect((await t.server.request("/api/collections/tr/schema/properties/title_de/processors/0/in/api_key/", as)).body).toEqual({ value: KEY });
+    expect((await t.server.request("/api/collections/tr/schema/properties/title_de/processors/0/in/api_key/value/", as)).body).toBe(KEY);
+    await flushDebugLog();
+    const logged = await t.db.query("SELECT record::text AS text FROM debug_records WHERE project_id = $1 AND record::text LIKE '%title_de%'", [p.project]);
+    expect(logged.rows.length).toBe(5);
+    for (const row of logged.rows) expect(row.text).not.toContain(KEY);
+    expect(logged.rows.filter((row) => row.text.includes('"api_key": {"value": "[redacted]"}')).length).toBe(3);
+
     // Another project sees none of it.
     const other = await ownerWithProject(t.server);
     expect((await t.server.request(`${DEBUG}/${get!._id}/`, { project: other.project, token: other.token })).status).toBe(404);
