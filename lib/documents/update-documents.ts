@@ -1,5 +1,5 @@
 import { raw, sql } from "../db/sql";
-import { query, transaction } from "../db/query";
+import { query } from "../db/query";
 import { AppError, notFound } from "../errors";
 import type { ProjectScope } from "../collections/collection";
 import { setOwn } from "../query/json-input";
@@ -10,6 +10,7 @@ import { newDocumentId } from "./document-id";
 import { insertDocument, replaceDocuments } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
 import { DOCUMENT_CONCURRENCY, mapBounded } from "../processors/processor-limits";
+import { documentWriteTransaction } from "../processors/processor-slots";
 
 type Doc = Record<string, unknown>;
 
@@ -55,7 +56,7 @@ function updateOnce(
 ): Promise<UpdateResult> {
   const { projectId } = scope;
   return withFreshState(projectId, input.collectionId, (state) =>
-    transaction(async (client) => {
+    documentWriteTransaction(projectId, state.schema, async (client) => {
       if (!state.exists && !input.upsert) throw notFound("Collection not found.");
       // Upserts of one filter take turns: a lock on nothing (no match yet) holds nothing, so
       // without this, concurrent upserts all found nothing and each inserted a document. A

@@ -1,7 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ARTICLE_TITLE, STAND_IN_KEY, startVendorStandIns, type VendorStandIns } from "../../processors/testing/vendor-stand-ins";
 import { apiSuite } from "../../testing/api-suite";
-import { closeDb, fileRows, filesSize, getBytes, sumOfSizes } from "./files-helpers";
+import { closeDb, fileRows, filesSize, getBytes, sumOfSizes, until } from "./files-helpers";
+import { ownerWithProject } from "../../testing/fixtures";
+import { processorSlotsPerProject } from "../../processors/processor-slots";
 
 // Vendors (CONTRACT §7) against local stand-ins speaking their wire formats; the stand-ins listen
 // on loopback, which the guard refuses unless the operator allows it (one test turns it off).
@@ -22,6 +24,7 @@ afterAll(async () => {
 });
 afterEach(() => {
   vendor.delayMs = 0;
+  vendor.gate = undefined;
   vendor.failWith = undefined;
   process.env.ARCA_HOOKS_ALLOW_PRIVATE = "true";
   delete process.env.ARCA_PROCESSOR_TIMEOUT_MS;
@@ -40,6 +43,31 @@ async function collectionWith(properties: Record<string, unknown>): Promise<stri
   return id;
 }
 const last = (path: string) => vendor.requests.filter((r) => r.path === path).at(-1)!;
+
+describe("writes waiting on vendors hold a bounded share of the database pool", () => {
+  it("one project's writes reach its vendor a quarter of the pool at a time; another project's still get through", async () => {
+    const translated = { title: { type: "string" }, title_de: { type: "string", processors: [{ name: "google_translate", in: { text: { property: "title" }, to: { value: "de" }, api_key: key } }] } };
+    const mine = await collectionWith(translated);
+    const other = await ownerWithProject(t.server);
+    const theirs = { project: other.project, token: other.token };
+    expect((await t.server.request("/api/collections/theirs/", { ...theirs, json: { schema: { type: "object", properties: translated } } })).status).toBe(201);
+    let open!: () => void;
+    vendor.gate = new Promise<void>((resolve) => (open = resolve));
+    const before = vendor.requests.length;
+    const asked = (prefix: string) => vendor.requests.slice(before).filter((r) => JSON.parse(r.body).q.startsWith(prefix)).length;
+    const cap = processorSlotsPerProject();
+    const writes = Array.from({ length: cap + 3 }, (_, i) => t.server.request(docs(mine), as({ json: { title: `mine ${i}` } })));
+    await until(() => asked("mine") === cap);
+    // Their write reaches the vendor while ours wait for a slot, and plain requests answer.
+    const their = t.server.request(docs("theirs"), { ...theirs, json: { title: "theirs" } });
+    await until(() => asked("theirs") === 1);
+    expect((await t.server.request(docs(mine), as())).status).toBe(200);
+    expect(asked("mine")).toBe(cap);
+    open();
+    for (const answer of [...(await Promise.all(writes)), await their]) expect(answer.status, answer.text).toBe(201);
+    expect(asked("mine")).toBe(cap + 3);
+  });
+});
 
 describe("vendor processors on their wire formats", () => {
   it("google_translate and google_detect_language (Cloud Translation v2, key in the query)", async () => {

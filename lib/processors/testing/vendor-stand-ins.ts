@@ -27,6 +27,8 @@ export interface VendorStandIns {
   requests: RecordedRequest[];
   /** Every answer waits this long first (timeouts). */
   delayMs: number;
+  /** Set: every answer waits for it (requests held in flight until the test lets them go). */
+  gate?: Promise<void>;
   /** The next answers are this status with an error body (vendor failures). */
   failWith: number | undefined;
   close(): Promise<void>;
@@ -45,6 +47,7 @@ export async function startVendorStandIns(): Promise<VendorStandIns> {
       const body = Buffer.concat(chunks).toString("utf8");
       state.requests.push({ method: req.method ?? "", path: url.pathname, query: Object.fromEntries(url.searchParams), headers: req.headers, body });
       if (state.delayMs) await new Promise((r) => setTimeout(r, state.delayMs));
+      if (state.gate) await state.gate;
       if (res.destroyed) return;
       if (state.failWith) return json(res, state.failWith, { error: { code: state.failWith, message: "stand-in failure" } });
       try {
