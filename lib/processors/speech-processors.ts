@@ -84,31 +84,59 @@ async function synthesizeLocally(call: ProcessorCall, text: string, language: st
   });
 }
 
-let voices: Promise<Set<string>> | undefined;
+/** espeak-ng's voices by name, and by the other languages they speak (`en` -> `en-gb`, `zh` -> `cmn`). */
+interface Voices {
+  names: Set<string>;
+  aliases: Map<string, string>;
+}
+let voices: Promise<Voices> | undefined;
 
-/** `en-US` -> `en-us`; `ru-RU` -> `ru` when espeak-ng has no regional voice; 422 for a language it lacks. */
+/** `--voices` lines: `Pty Language Age/Gender VoiceName File Other Languages`, e.g. `(en 2)(en-gb 3)`. */
+export function readVoiceList(stdout: string): Voices {
+  const names = new Set<string>();
+  const best = new Map<string, { voice: string; priority: number }>();
+  for (const line of stdout.split("\n").slice(1)) {
+    const name = line.trim().split(/\s+/)[1]?.toLowerCase();
+    if (!name) continue;
+    names.add(name);
+    for (const [, alias, priority] of line.matchAll(/\(([A-Za-z0-9-]+) (\d+)\)/g)) {
+      const known = best.get(alias.toLowerCase());
+      if (!known || Number(priority) < known.priority) best.set(alias.toLowerCase(), { voice: name, priority: Number(priority) });
+    }
+  }
+  return { names, aliases: new Map([...best].map(([alias, { voice }]) => [alias, voice])) };
+}
+
+/**
+ * `en-US` -> `en-us`; `en` -> the voice espeak-ng ranks first for English; `ru-RU` -> `ru` and
+ * `en-AU` -> an English voice when it has no regional one; 422 for a language it lacks.
+ */
 async function localVoice(call: ProcessorCall, language: string): Promise<string> {
   voices ??= new Promise((resolve) =>
     execFile(ESPEAK, ["--voices"], { timeout: 10_000 }, (error, stdout) => {
       if (error) {
         voices = undefined;
-        return resolve(new Set());
+        return resolve({ names: new Set(), aliases: new Map() });
       }
-      const names = new Set<string>();
-      for (const line of stdout.split("\n").slice(1)) {
-        const name = line.trim().split(/\s+/)[1];
-        if (name) names.add(name.toLowerCase());
-      }
-      resolve(names);
+      resolve(readVoiceList(stdout));
     }),
   );
-  const known = await voices;
-  if (known.size === 0) throw call.vendorFailed("the local speech engine (espeak-ng) is not available");
-  const wanted = language.toLowerCase().replace(/_/g, "-");
-  if (known.has(wanted)) return wanted;
-  const primary = wanted.split("-")[0];
-  if (known.has(primary)) return primary;
+  const { names, aliases } = await voices;
+  if (names.size === 0) throw call.vendorFailed("the local speech engine (espeak-ng) is not available");
+  const voice = voiceFor(names, aliases, language);
+  if (voice) return voice;
   throw call.invalid(`${call.name}: language ${JSON.stringify(language)} is not supported by the local engine`);
+}
+
+export function voiceFor(names: Set<string>, aliases: Map<string, string>, language: string): string | undefined {
+  const wanted = language.toLowerCase().replace(/_/g, "-");
+  const primary = wanted.split("-")[0];
+  for (const candidate of [wanted, primary]) {
+    if (names.has(candidate)) return candidate;
+    const alias = aliases.get(candidate);
+    if (alias) return alias;
+  }
+  return undefined;
 }
 
 /** espeak-ng writes a WAV whose sizes are unset (it streams): the PCM after the header and its rate are read here. */
