@@ -14,7 +14,11 @@ describe("readConfig", () => {
   });
 
   it("refuses what it cannot use, by name", () => {
-    expect(() => readConfig({ PORT: "eighty" })).toThrow(new ConfigError("Not a whole number: eighty"));
+    expect(() => readConfig({ PORT: "eighty" })).toThrow(new ConfigError('PORT must be a whole number, not "eighty"'));
+    expect(() => readConfig({ ARCA_MAX_FILE_SIZE: "10MB" })).toThrow(new ConfigError('ARCA_MAX_FILE_SIZE must be a whole number, not "10MB"'));
+    expect(() => readConfig({ ARCA_PROCESSOR_TIMEOUT_MS: "abc" })).toThrow(new ConfigError('ARCA_PROCESSOR_TIMEOUT_MS must be a whole number, not "abc"'));
+    expect(() => readConfig({ ARCA_PROCESSOR_TIMEOUT_MS: "0" })).toThrow(new ConfigError('ARCA_PROCESSOR_TIMEOUT_MS must be a whole number above 0, not "0"'));
+    expect(readConfig({ ARCA_PROCESSOR_TIMEOUT_MS: "1500" }).port).toBe(3000);
     expect(() => readConfig({ ARCA_BLOB_STORE: "ftp" })).toThrow(ConfigError);
   });
 });

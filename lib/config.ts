@@ -27,13 +27,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // One without the other was ignored without a word: the operator expected that user to exist.
   if (!env.ARCA_ADMIN_EMAIL !== !env.ARCA_ADMIN_PASSWORD)
     throw new ConfigError("ARCA_ADMIN_EMAIL and ARCA_ADMIN_PASSWORD go together: set both, or neither");
+  // Read where it is used (lib/processors/processor-limits.ts); checked here so a bad one stops
+  // the start instead of silently meaning the default.
+  if (intFrom(env, "ARCA_PROCESSOR_TIMEOUT_MS", 30_000) === 0) throw new ConfigError('ARCA_PROCESSOR_TIMEOUT_MS must be a whole number above 0, not "0"');
   return {
-    port: intFrom(env.PORT, 3000),
+    port: intFrom(env, "PORT", 3000),
     baseDomain: (env.ARCA_BASE_DOMAIN || "localhost").toLowerCase(),
     dataDir: path.resolve(/*turbopackIgnore: true*/ env.ARCA_DATA_DIR || "./data"),
     databaseUrl: env.DATABASE_URL || undefined,
-    pgPort: intFrom(env.ARCA_PG_PORT, 54329),
-    maxFileSize: intFrom(env.ARCA_MAX_FILE_SIZE, 5 * GiB),
+    pgPort: intFrom(env, "ARCA_PG_PORT", 54329),
+    maxFileSize: intFrom(env, "ARCA_MAX_FILE_SIZE", 5 * GiB),
     smtpUrl: env.SMTP_URL || undefined,
     adminEmail: env.ARCA_ADMIN_EMAIL || undefined,
     adminPassword: env.ARCA_ADMIN_PASSWORD || undefined,
@@ -54,10 +57,11 @@ function blobStoreFrom(value: string | undefined, dataDir: string): "local" | "s
   return chosen;
 }
 
-function intFrom(value: string | undefined, fallback: number): number {
+function intFrom(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
+  const value = env[name];
   if (value === undefined || value === "") return fallback;
   const n = Number(value);
-  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(`Not a whole number: ${value}`);
+  if (!Number.isSafeInteger(n) || n < 0) throw new ConfigError(`${name} must be a whole number, not ${JSON.stringify(value)}`);
   return n;
 }
 
