@@ -37,7 +37,13 @@ describe("operator CLI", () => {
     const info = await server.request("/api/info/", { project, session: login.body.sessionId });
     expect(info.status).toBe(200);
     expect(info.body.name).toBe("From CLI");
-  }, 60_000);
+    // An empty name is refused as the API refuses it (it was dropped: the default name was used).
+    const unnamed = uniqueProjectId("cli");
+    const empty = await arca("project", "create", unnamed, "--owner", email, "--name", "").catch((e) => e);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain("name");
+    expect((await server.request("/api/info/", { project: unnamed, session: login.body.sessionId })).status).toBe(404);
+  }, 90_000);
 
   it("fails with a clear message and exit code 1", async () => {
     const failure = await arca("project", "create", uniqueProjectId(), "--owner", uniqueEmail()).catch((e) => e);

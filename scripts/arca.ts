@@ -87,7 +87,7 @@ async function run(argv: string[]): Promise<void> {
     } else if (command === "project create") {
       const owner = await findUserByEmail(flags.owner);
       if (!owner) throw new Error(`No confirmed user ${flags.owner}; create it first with: arca user create`);
-      const project = await createProject(owner, subject!, flags.name ? { name: flags.name } : {});
+      const project = await createProject(owner, subject!, flags.name !== undefined ? { name: flags.name } : {});
       console.log(`project ${project._id} created, owned by ${owner.email}`);
     } else {
       // An operator's token is the project's master key unless --permission narrows it (the
