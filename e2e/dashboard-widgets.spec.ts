@@ -305,3 +305,42 @@ test("tokens: created and last-used dates, from a dashboard-only read", async ({
     .toContain("Last used just now");
   await snap(page, "widgets-token-dates");
 });
+
+test("a null typed in the JSON editor is stored as null (saved whole: a merge patch would remove the key)", async ({ page }) => {
+  expect((await call("/api/collections/notes/documents/", { json: { _id: "n1", k: "v", o: { p: 1, q: 2 } } })).status).toBe(201);
+  await page.goto(`/projects/${projectId}/collections/notes`);
+  await page.getByRole("button", { name: "Edit n1" }).click();
+  const editor = page.getByLabel("Document (JSON)");
+  const text = (await editor.textContent()) ?? "";
+  await editor.fill(text.replace('"k": "v"', '"k": null').replace('"p": 1', '"p": null'));
+  const put = page.waitForRequest((r) => r.method() === "PUT" && r.url().includes("/documents/n1/"));
+  await page.getByRole("button", { name: "Save document" }).click();
+  expect((await put).postDataJSON()).toEqual({ _id: "n1", k: null, o: { p: null, q: 2 } });
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  expect((await call("/api/collections/notes/documents/n1/")).body).toEqual({ _id: "n1", k: null, o: { p: null, q: 2 } });
+
+  // Without a null the edit is a merge patch of the change alone, as before.
+  await page.getByRole("button", { name: "Edit n1" }).click();
+  const again = (await editor.textContent()) ?? "";
+  await editor.fill(again.replace('"k": null', '"k": "w"').replace('"p": null', '"p": 3'));
+  const patch = page.waitForRequest((r) => r.method() === "PATCH" && r.url().includes("/documents/n1/"));
+  await page.getByRole("button", { name: "Save document" }).click();
+  expect((await patch).postDataJSON()).toEqual({ k: "w", o: { p: 3 } });
+  await expect(page.getByRole("dialog")).toHaveCount(0);
+  expect((await call("/api/collections/notes/documents/n1/")).body).toEqual({ _id: "n1", k: "w", o: { p: 3, q: 2 } });
+});
+
+test("a page past the end shows the last page; the heading's count follows live changes", async ({ page }) => {
+  for (let i = 1; i <= 12; i++) expect((await call("/api/collections/paged/documents/", { json: { _id: `d${String(i).padStart(2, "0")}` } })).status).toBe(201);
+  await page.goto(`/projects/${projectId}/collections/paged?per_page=10&page=99`);
+  await expect(page.getByTestId("documents-total")).toHaveText("12 documents · page 2 of 2");
+  await expect(page.getByTestId("document-d12")).toBeVisible();
+  await expect(page).toHaveURL(/page=2/);
+  await expect(page.getByTestId("collection-count")).toHaveText("12 documents");
+  // Changes made elsewhere reach the table and the heading alike.
+  await expect(page.getByTestId("live-status")).toHaveAttribute("data-state", "live");
+  for (const id of ["d11", "d12"]) expect((await call(`/api/collections/paged/documents/${id}/`, { method: "DELETE" })).status).toBe(204);
+  await expect(page.getByTestId("collection-count")).toHaveText("10 documents");
+  await expect(page.getByTestId("documents-total")).toHaveText("10 documents · page 1 of 1");
+  await expect(page.getByTestId("document-d01")).toBeVisible();
+});

@@ -5,8 +5,8 @@ import { usePathname, useRouter, useSearchParams } from "next/navigation";
 import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
-import { queryKeys, useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, type DocumentQuery } from "@/lib/client/hooks";
-import { cellText, documentColumns, mergePatchDiff, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
+import { queryKeys, useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, useReplaceDocument, type DocumentQuery } from "@/lib/client/hooks";
+import { cellText, documentColumns, holdsPropertyNull, mergePatchDiff, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
 import type { ArcaDocument, CollectionDefinition } from "@/lib/client/types";
 import { Alert, Button, buttonClass, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
 import { DocumentTransfer } from "./document-transfer";
@@ -109,7 +109,13 @@ export function DocumentsView({ projectId, collectionId, canManage }: { projectI
   const query: DocumentQuery = { page, perPage, sort, filter: quickSearchFilter(q, quickFields, filter), text };
   const documents = useDocuments(projectId, collectionId, query, { enabled: !q || !!definition });
   // Of the system collections only _files has a change feed.
-  const live = useLiveFeed({ project: projectId, collection: collectionId, queryKeys: [queryKeys.documents(projectId, collectionId)], enabled: !collectionId.startsWith("_") || collectionId === "_files" });
+  // A page past the end (its last rows deleted, an old link) shows the last page, not "No documents yet."
+  const lastPage = documents.data ? Math.max(1, documents.data.pages) : undefined;
+  useEffect(() => {
+    if (lastPage !== undefined && page > lastPage) setPage(lastPage);
+    // Not on setPage: it is a new function each render.
+  }, [lastPage, page]);
+  const live = useLiveFeed({ project: projectId, collection: collectionId, queryKeys: [queryKeys.documents(projectId, collectionId), queryKeys.collection(projectId, collectionId)], enabled: !collectionId.startsWith("_") || collectionId === "_files" });
 
   const managed = MANAGED[collectionId];
   const readOnly = READ_ONLY.has(collectionId) || (managed !== undefined && !canManage);
@@ -812,6 +818,7 @@ function DocumentEditor({
 }) {
   const create = useCreateDocument(projectId, collection._id);
   const patch = usePatchDocument(projectId, collection._id);
+  const replace = useReplaceDocument(projectId, collection._id);
   const queryClient = useQueryClient();
   // What the server holds: the document opened, plus files uploaded from the form since.
   const [original, setOriginal] = useState<ArcaDocument | undefined>(editing.mode === "edit" ? editing.document : undefined);
@@ -827,7 +834,7 @@ function DocumentEditor({
   useEffect(() => {
     ref.current?.scrollIntoView({ block: "nearest" });
   }, []);
-  const mutation = original ? patch : create;
+  const mutation = original ? (replace.isIdle ? patch : replace) : create;
   const parsed = parseJsonObject(text, "A document");
   const localErrors = parsed.ok
     ? original && parsed.value._id !== original._id
@@ -845,7 +852,14 @@ function DocumentEditor({
       const diff = mergePatchDiff(original, parsed.value);
       delete diff._id;
       if (!Object.keys(diff).length) return setNotice("Nothing changed.");
-      patch.mutate({ id: original._id, patch: diff }, { onSuccess: onDone });
+      // A null the user typed is a value to keep; in a merge patch it would remove the key.
+      if (holdsPropertyNull(parsed.value)) {
+        patch.reset();
+        replace.mutate(parsed.value as ArcaDocument, { onSuccess: onDone });
+      } else {
+        replace.reset();
+        patch.mutate({ id: original._id, patch: diff }, { onSuccess: onDone });
+      }
     } else {
       const document = { ...parsed.value };
       if (document._id === "" || document._id === null) delete document._id;
@@ -855,7 +869,7 @@ function DocumentEditor({
 
   return (
     <div ref={ref}>
-      <Card title={original ? `Edit ${original._id}` : "New document"} description={original ? "Only what you change is sent (a JSON merge patch)." : "Leave out _id to have one generated."}>
+      <Card title={original ? `Edit ${original._id}` : "New document"} description={original ? "Only what you change is sent (a JSON merge patch; a document holding null is saved whole)." : "Leave out _id to have one generated."}>
         <form onSubmit={submit} className="space-y-4" noValidate aria-label={original ? "Edit document" : "New document"}>
           {mutation.error && <Alert>{apiError?.errors.length ? `${apiError.message}: the server refused the document.` : describeError(mutation.error)}</Alert>}
           {notice && <Alert tone="info">{notice}</Alert>}

@@ -274,6 +274,15 @@ export function usePatchDocument(project: string, collection: string) {
   });
 }
 
+/** Saves a whole document (PUT): for edits a merge patch cannot carry, a `null` kept as a value. */
+export function useReplaceDocument(project: string, collection: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (document: ArcaDocument) => apiFetch<ArcaDocument>(`${documentsPath(collection)}${enc(document._id)}/`, { method: "PUT", project, json: document }),
+    onSuccess: () => invalidateDocuments(client, project, collection),
+  });
+}
+
 export function useDeleteDocument(project: string, collection: string) {
   const client = useQueryClient();
   return useMutation({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellText, checkSchema, documentColumns, fileProperties, mergePatchDiff, parseFilter, parseJsonObject, previewKind, schemaColumns } from "./json-editing";
+import { cellText, checkSchema, documentColumns, fileProperties, holdsPropertyNull, mergePatchDiff, parseFilter, parseJsonObject, previewKind, schemaColumns } from "./json-editing";
 
 describe("parseJsonObject", () => {
   it("accepts objects and names where parsing stopped", () => {
@@ -41,6 +41,15 @@ describe("columns", () => {
       "pics",
       "meta.doc",
     ]);
+  });
+});
+
+describe("holdsPropertyNull", () => {
+  it("finds a null kept as an object's property, at any depth, but not inside arrays (which a merge patch keeps whole)", () => {
+    expect(holdsPropertyNull({ k: null })).toBe(true);
+    expect(holdsPropertyNull({ o: { p: { q: null } } })).toBe(true);
+    expect(holdsPropertyNull({ a: [null, { b: null }], s: "null" })).toBe(false);
+    expect(holdsPropertyNull({ n: 0, f: false, e: "" })).toBe(false);
   });
 });
 

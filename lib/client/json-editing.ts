@@ -152,6 +152,15 @@ export function mergePatchDiff(before: Record<string, unknown>, after: Record<st
   return patch;
 }
 
+/**
+ * True when `value` holds a `null` as an object's property, at any depth outside arrays: a merge
+ * patch cannot store one (RFC 7396: `null` removes the key), so such an edit is saved whole (PUT).
+ */
+export function holdsPropertyNull(value: unknown): boolean {
+  if (!isObject(value)) return false;
+  return Object.values(value).some((item) => item === null || holdsPropertyNull(item));
+}
+
 export function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((item, i) => deepEqual(item, b[i]));
