@@ -9,6 +9,7 @@ import { deleteDocumentsWhere } from "../documents/document-statements";
 import { dropUnwantedIndexes, lockCollectionIndexes } from "./collection-indexes";
 import { sweepIndexesSoon } from "./index-sweep";
 import { isSystemName } from "./system-collections";
+import { lockProjectRow } from "../documents/write-transaction";
 
 /**
  * Deletes a collection with its documents (each recorded as a `deleted` event) and their files
@@ -34,6 +35,9 @@ export async function deleteCollection(projectId: string, id: string, options: {
     try {
       await transactionOn(client, async (client) => {
         await holdOffCounterCompaction(client);
+        // The project's row before the collection's, as every write of a project with a size
+        // limit takes it (lib/documents/write-transaction.ts): no deadlock with them.
+        await lockProjectRow(client, projectId);
         const row = await queryOne(sql`SELECT 1 FROM collections WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
         if (!row) throw notFound("Collection not found.");
         await deleteDocumentsWhere(client, projectId, id, sql`TRUE`, options);

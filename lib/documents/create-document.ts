@@ -5,7 +5,7 @@ import { withFreshState } from "./collection-state";
 import { newDocumentId } from "./document-id";
 import { insertDocument } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
-import { documentWriteTransaction } from "../processors/processor-slots";
+import { documentWriteTransaction } from "./write-transaction";
 
 /**
  * Creates a document (POST, 201): one statement when the collection's schema is cached. `id` is
@@ -19,7 +19,7 @@ export async function createDocument(
   return withFreshState(scope.projectId, input.collectionId, async (state) => {
     // Processors may store files: their rows and the document then commit together.
     if (hasProcessors(state.schema))
-      return documentWriteTransaction(scope.projectId, state.schema, async (client) => {
+      return documentWriteTransaction(scope, state.schema, async (client) => {
         const doc = await prepareDocument(scope.projectId, input.collectionId, state, id, input.body, undefined, { scope, db: client });
         return insertDocument(client, scope, input.collectionId, state, doc);
       });

@@ -6,7 +6,7 @@ import { StaleCollectionState, withFreshState } from "./collection-state";
 import { newDocumentId } from "./document-id";
 import { ID_TAKEN, insertDocument, replaceDocument } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
-import { documentWriteTransaction } from "../processors/processor-slots";
+import { documentWriteTransaction } from "./write-transaction";
 
 type Doc = Record<string, unknown>;
 
@@ -20,7 +20,7 @@ export async function saveDocument(
 ): Promise<{ doc: Doc; created: boolean }> {
   const id = newDocumentId(input.body._id, input.id);
   return withFreshState(scope.projectId, input.collectionId, (state) =>
-    documentWriteTransaction(scope.projectId, state.schema, async (client) => {
+    documentWriteTransaction(scope, state.schema, async (client) => {
       const before = await lockDocument(client, scope.projectId, input.collectionId, id);
       input.authorize?.(before ? "update" : "write");
       const doc = await prepareDocument(scope.projectId, input.collectionId, state, id, input.body, before, { scope, db: client });

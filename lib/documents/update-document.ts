@@ -4,7 +4,7 @@ import { withFreshState } from "./collection-state";
 import { replaceDocument } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
 import { lockDocument } from "./save-document";
-import { documentWriteTransaction } from "../processors/processor-slots";
+import { documentWriteTransaction } from "./write-transaction";
 
 type Doc = Record<string, unknown>;
 
@@ -18,7 +18,7 @@ export async function updateDocument(
   input: { collectionId: string; id: string; change: (before: Doc) => Doc },
 ): Promise<Doc> {
   return withFreshState(scope.projectId, input.collectionId, (state) =>
-    documentWriteTransaction(scope.projectId, state.schema, async (client) => {
+    documentWriteTransaction(scope, state.schema, async (client) => {
       const before = await lockDocument(client, scope.projectId, input.collectionId, input.id);
       if (!before) throw notFound(state.exists ? "Document not found." : "Collection not found.");
       const doc = await prepareDocument(scope.projectId, input.collectionId, state, input.id, input.change(structuredClone(before)), before, { scope, db: client });

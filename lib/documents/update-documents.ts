@@ -10,7 +10,7 @@ import { newDocumentId } from "./document-id";
 import { insertDocument, replaceDocuments } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
 import { DOCUMENT_CONCURRENCY, mapBounded } from "../processors/processor-limits";
-import { documentWriteTransaction } from "../processors/processor-slots";
+import { documentWriteTransaction } from "./write-transaction";
 
 type Doc = Record<string, unknown>;
 
@@ -56,7 +56,7 @@ function updateOnce(
 ): Promise<UpdateResult> {
   const { projectId } = scope;
   return withFreshState(projectId, input.collectionId, (state) =>
-    documentWriteTransaction(projectId, state.schema, async (client) => {
+    documentWriteTransaction(scope, state.schema, async (client) => {
       if (!state.exists && !input.upsert) throw notFound("Collection not found.");
       // Upserts of one filter take turns: a lock on nothing (no match yet) holds nothing, so
       // without this, concurrent upserts all found nothing and each inserted a document. A

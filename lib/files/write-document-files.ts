@@ -16,7 +16,7 @@ import { FILES_LIMIT_MESSAGE, insertFileRows } from "./file-rows";
 import type { FileRecord } from "./file-record";
 import type { StagedUploads, StagedFile } from "./staged-uploads";
 import { commitBlobs, type CommittedBlobs } from "./upload-files";
-import { documentWriteTransaction } from "../processors/processor-slots";
+import { documentWriteTransaction } from "../documents/write-transaction";
 
 type Doc = Record<string, unknown>;
 
@@ -121,7 +121,7 @@ export async function writeDocumentWithFiles(
     const limited = scope.filesSizeLimit > 0;
     // Either limit makes this the write whose end the warnings look at (lib/projects/counters.ts).
     return await withFreshState(projectId, collectionId, (fresh) =>
-      documentWriteTransaction(projectId, fresh.schema, (client) =>
+      documentWriteTransaction(scope, fresh.schema, (client) =>
         withLimitCheck(client, projectId, limited || scope.dataSizeLimit > 0, async () => {
           // Under a files size limit the check is of the write as a whole (CONTRACT §2: a write
           // that would pass the limit): the files it adds less those its document lets go, so a

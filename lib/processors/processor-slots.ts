@@ -1,8 +1,5 @@
-import type pg from "pg";
-import { transaction } from "../db/query";
 import { serviceUnavailable } from "../errors";
 import { processorTimeoutMs } from "./processor-limits";
-import { hasProcessors } from "./process-document";
 
 /**
  * A write that runs processors holds a pooled connection, and its document's row, for as long as
@@ -73,9 +70,4 @@ export async function withProcessorSlot<T>(projectId: string, work: () => Promis
   } finally {
     give(projectId);
   }
-}
-
-/** The transaction of a document write: behind a processor slot when the schema has processors. */
-export function documentWriteTransaction<T>(projectId: string, schema: Record<string, unknown> | null, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  return hasProcessors(schema) ? withProcessorSlot(projectId, () => transaction(work)) : transaction(work);
 }

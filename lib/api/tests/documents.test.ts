@@ -442,6 +442,36 @@ describe("counters and the outbox", () => {
     }
   });
 
+  it("a collection delete under creates and saves in a project with a size limit: 204, no deadlock (503), counters exact", async () => {
+    const limited = await ownerWithProject(t.server);
+    const patched = await t.server.request(`/api/user/projects/${limited.project}/`, { method: "PATCH", session: limited.session, json: { settings: { data_size_limit: 10_000_000, files_size_limit: 10_000_000 } } });
+    expect(patched.status, patched.text).toBe(200);
+    const mine = { project: limited.project, token: limited.token };
+    for (let round = 0; round < 3; round++) {
+      const c = `limited${round}`;
+      await Promise.all(Array.from({ length: 20 }, (_, i) => t.server.request(docs(c), { ...mine, json: { _id: `pre${i}`, x: "y".repeat(i * 7) } })));
+      let stop = false;
+      const writer = async (w: number) => {
+        for (let i = w; !stop; i += 8) {
+          const answer =
+            i % 2 ? await t.server.request(docs(c), { ...mine, json: { z: i } }) : await t.server.request(`${docs(c)}pre${i % 20}/`, { ...mine, method: "PUT", json: { r: "r".repeat(30 + i) } });
+          expect(answer.status, answer.text).toBeLessThan(500);
+        }
+      };
+      const writers = Array.from({ length: 8 }, (_, w) => writer(w));
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      const deleted = await t.server.request(`/api/collections/${c}/`, { ...mine, method: "DELETE" });
+      stop = true;
+      await Promise.all(writers);
+      expect(deleted.status, deleted.text).toBe(204);
+    }
+    const { rows } = await t.db.query(
+      "SELECT p.data_size::bigint AS size, (SELECT coalesce(sum(octet_length(data::text)), 0) FROM documents WHERE project_id = p.project_id)::bigint AS actual FROM project_totals p WHERE project_id = $1",
+      [limited.project],
+    );
+    expect(Number(rows[0].size)).toBe(Number(rows[0].actual));
+  });
+
   it("documents_count stays exact under 50 concurrent creates", async () => {
     await Promise.all(Array.from({ length: 50 }, (_, i) => t.server.request(docs("race"), as({ json: { i } }))));
     expect((await t.server.request("/api/collections/race/", as())).body.documents_count).toBe(50);
