@@ -2,7 +2,7 @@ import type pg from "pg";
 import { pool } from "../db/pool";
 import { query, transaction } from "../db/query";
 import { raw, sql } from "../db/sql";
-import { comparePositions, readCommittedEvents, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
+import { comparePositions, readCommittedEvents, readEventsPastCursor, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
 import { timeOrderedUuid } from "./hook-history";
 import type { StepResult } from "../outbox/outbox-loop";
 import { matchesConditions, type Hook } from "./hook";
@@ -172,6 +172,32 @@ async function dispatchLocked(
 }
 
 /**
+ * Before a hook is changed or deleted (its row locked by the caller's transaction): its deliveries
+ * for the committed events the dispatcher has not reached yet, as the hook was. The dispatcher
+ * matches an event against the hooks as they are when it reads it, and it reads events in commit
+ * order, only once every older transaction has ended: behind a long transaction anywhere in the
+ * database, a change committed while the hook was active and matching was read after the hook
+ * was deactivated, deleted or given other conditions, and never delivered (CONTRACT §8: at least
+ * once). Delivery ids derive from the event and the hook, so an event both reach is queued once.
+ * Queued for a hook made inactive, they wait for it as its other queued deliveries do; a delete
+ * then ends them ("Hook was deleted").
+ */
+export async function queueDeliveriesBeforeHookChange(client: pg.PoolClient, projectId: string, hook: Hook): Promise<void> {
+  if (!hook.is_active) return;
+  let after: OutboxPosition | undefined;
+  for (;;) {
+    const events = await readEventsPastCursor(client, { cursor: CURSOR, projectId, collectionId: hook.collection, kinds: hook.triggers, after, limit: CATCH_UP_PAGE });
+    if (!events.length) return;
+    await queueDeliveries(client, events, Infinity, { project_id: projectId, data: hook });
+    if (events.length < CATCH_UP_PAGE) return;
+    after = events[events.length - 1];
+  }
+}
+
+/** Events per page of that catch-up: documents may be up to 16 MiB each. */
+const CATCH_UP_PAGE = 50;
+
+/**
  * A burst fills the delivery queue faster than autovacuum (a minute's nap) re-analyzes it: on
  * statistics of a nearly empty table the claim read every queued row and sorted them (40 ms per
  * claim at 10,000 queued, against 0.2 ms on the due index once analyzed). After every 1,000
@@ -211,14 +237,21 @@ function refreshQueueStatistics(queued: number): void {
  * Inserts a delivery per (event, active hook whose triggers and conditions match); answers how
  * many, and, when a `budget` of deliveries stopped it early, the last event it took (`through`).
  */
-async function queueDeliveries(client: pg.PoolClient, wanted: OutboxEvent[], budget = Infinity): Promise<{ queued: number; through?: OutboxEvent }> {
+async function queueDeliveries(
+  client: pg.PoolClient,
+  wanted: OutboxEvent[],
+  budget = Infinity,
+  only?: { project_id: string; data: Hook },
+): Promise<{ queued: number; through?: OutboxEvent }> {
   if (!wanted.length) return { queued: 0 };
-  const hooks = await query<{ project_id: string; data: Hook }>(
-    sql`SELECT project_id, data FROM hooks WHERE is_active AND (project_id, collection_id) IN
+  const hooks = only
+    ? [only]
+    : await query<{ project_id: string; data: Hook }>(
+        sql`SELECT project_id, data FROM hooks WHERE is_active AND (project_id, collection_id) IN
           (SELECT * FROM unnest(${wanted.map((e) => e.projectId)}::text[], ${wanted.map((e) => e.collectionId)}::text[]))`,
-    client,
-    { prepared: true },
-  );
+        client,
+        { prepared: true },
+      );
   const byScope = new Map<string, Hook[]>();
   for (const { project_id, data } of hooks) {
     const key = `${project_id}\u0000${data.collection}`;

@@ -3,6 +3,7 @@ import { sql } from "../db/sql";
 import { conflict, notFound, validationError } from "../errors";
 import { newDocumentId } from "../documents/document-id";
 import { parseHook, type Hook } from "./hook";
+import { queueDeliveriesBeforeHookChange } from "./dispatch-hook-events";
 
 /**
  * The project's hooks (`_hooks`): written like documents (create, save, patch, delete), each
@@ -52,16 +53,37 @@ export async function createHook(projectId: string, body: Record<string, unknown
 export async function saveHook(projectId: string, id: string, body: Record<string, unknown>, mayWatch?: WatchCheck): Promise<{ hook: Hook; created: boolean }> {
   const hook = await parseHook(newDocumentId(body._id, id), body);
   mayWatch?.(hook.collection);
-  const [row] = await query<{ data: Hook; created: boolean }>(
-    sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data)
-        VALUES (${projectId}, ${id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb)
-        ON CONFLICT (project_id, id) DO UPDATE SET collection_id = EXCLUDED.collection_id, is_active = EXCLUDED.is_active,
-          data = EXCLUDED.data, updated_at = now()
-        RETURNING data, (xmax = 0) AS created`,
-  );
-  if (!row.created) await endDeliveriesOfOtherCollections(projectId, hook);
-  if (hook.is_active && !row.created) await wakeWorkersFor(projectId, id);
+  const row = await transaction(async (client) => {
+    const before = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
+    if (before && narrowsMatching(before.data, hook)) await queueDeliveriesBeforeHookChange(client, projectId, before.data);
+    const [row] = await query<{ data: Hook; created: boolean }>(
+      sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data)
+          VALUES (${projectId}, ${id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb)
+          ON CONFLICT (project_id, id) DO UPDATE SET collection_id = EXCLUDED.collection_id, is_active = EXCLUDED.is_active,
+            data = EXCLUDED.data, updated_at = now()
+          RETURNING data, (xmax = 0) AS created`,
+      client,
+    );
+    if (!row.created) await endDeliveriesOfOtherCollections(projectId, hook, client);
+    if (hook.is_active && !row.created) await wakeWorkersFor(projectId, id, client);
+    return row;
+  });
   return { hook: row.data, created: row.created };
+}
+
+/**
+ * Whether the changed hook may want fewer of the events the dispatcher has not reached yet than
+ * it did (deactivated, re-pointed, other triggers or conditions): those it wanted are queued
+ * first, as it was (`queueDeliveriesBeforeHookChange`).
+ */
+function narrowsMatching(before: Hook, after: Hook): boolean {
+  if (!before.is_active) return false;
+  return (
+    !after.is_active ||
+    after.collection !== before.collection ||
+    JSON.stringify(after.conditions ?? null) !== JSON.stringify(before.conditions ?? null) ||
+    before.triggers.some((trigger) => !after.triggers.includes(trigger))
+  );
 }
 
 /**
@@ -87,6 +109,7 @@ export async function patchHook(projectId: string, id: string, body: Record<stri
     if (_id !== undefined && _id !== id) throw validationError("Validation error", [{ property: "_id", message: "cannot be changed" }]);
     const hook = await parseHook(id, changes, row.data);
     if (redirectsDeliveries(row.data, hook)) mayWatch?.(hook.collection);
+    if (narrowsMatching(row.data, hook)) await queueDeliveriesBeforeHookChange(client, projectId, row.data);
     await query(
       sql`UPDATE hooks SET collection_id = ${hook.collection}, is_active = ${hook.is_active}, data = ${JSON.stringify(hook)}::jsonb, updated_at = now()
           WHERE project_id = ${projectId} AND id = ${id}`,
@@ -112,6 +135,10 @@ async function wakeWorkersFor(projectId: string, id: string, client?: Queryable)
 
 export async function deleteHook(projectId: string, id: string): Promise<void> {
   await transaction(async (client) => {
+    const before = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
+    if (!before) throw notFound("Document not found.");
+    // Its changes not yet dispatched are queued first, then ended with the others: on record.
+    await queueDeliveriesBeforeHookChange(client, projectId, before.data);
     const rows = await query(sql`DELETE FROM hooks WHERE project_id = ${projectId} AND id = ${id} RETURNING id`, client);
     if (!rows.length) throw notFound("Document not found.");
     await query(

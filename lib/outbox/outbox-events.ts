@@ -131,6 +131,31 @@ export async function readCommittedEvents(db: Queryable, options: ReadOptions): 
   };
 }
 
+/**
+ * One collection's committed events past a named cursor, in commit order, with their documents,
+ * whether or not an older transaction still holds them behind the horizon (which
+ * `readCommittedEvents` waits for): what a consumer has not reached yet. Pages of `limit` after
+ * `after` (none: from the cursor).
+ */
+export async function readEventsPastCursor(
+  db: Queryable,
+  options: { cursor: string; projectId: string; collectionId: string; kinds: EventKind[]; after?: OutboxPosition; limit: number },
+): Promise<OutboxEvent[]> {
+  const from = options.after
+    ? sql`(${options.after.txid}::xid8, ${options.after.id}::bigint)`
+    : sql`(SELECT c.txid, c.event_id FROM outbox_cursors c WHERE c.name = ${options.cursor})`;
+  const rows = await query<EventRow>(
+    sql`SELECT e.id, e.txid::text AS txid, e.project_id, e.collection_id, e.document_id, e.kind, coalesce(e.after, e.before) AS document, e.created_at
+        FROM document_events e
+        WHERE e.project_id = ${options.projectId} AND e.collection_id = ${options.collectionId} AND e.kind = ANY(${options.kinds}::text[])
+          AND (e.txid, e.id) > ${from}
+        ORDER BY e.txid, e.id
+        LIMIT ${options.limit}`,
+    db,
+  );
+  return rows.map(toEvent);
+}
+
 /** The newest committed position (for a consumer that starts at "now"). */
 export async function currentPosition(db: Queryable, projectId?: string): Promise<OutboxPosition> {
   const [row] = await query<{ txid: string; id: number }>(

@@ -1,6 +1,7 @@
 import { createHmac } from "node:crypto";
 import fs from "node:fs";
-import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it, vi } from "vitest";
 import { Webhook } from "standardwebhooks";
 import { apiSuite } from "../../testing/api-suite";
 import { createToken, ownerWithProject } from "../../testing/fixtures";
@@ -341,6 +342,43 @@ describe("deliveries", () => {
     expect(receiver.requests.filter(forHook(hook._id)).map((r) => JSON.parse(r.body).payload._id)).toEqual(["big", "last"]);
     expect(got).toHaveLength(2);
     expect(receiver.requests.filter(forHook(inactive._id))).toEqual([]);
+  });
+
+  it("a change committed while a hook matched reaches it even if the hook is deactivated, deleted or narrowed before the dispatcher reads the change", async () => {
+    const c = unique("held");
+    const off = await createHook({ collection: c, url: `${receiver.url}/ok/off` });
+    const gone = await createHook({ collection: c, url: `${receiver.url}/ok/gone` });
+    const narrowed = await createHook({ collection: c, url: `${receiver.url}/ok/narrowed` });
+    const untouched = await createHook({ collection: c, url: `${receiver.url}/ok/untouched` });
+    // An older transaction still open anywhere holds the dispatcher before the write's event (it
+    // reads in commit order): the hooks change while the event waits.
+    const holder = new pg.Client({ connectionString: inject("databaseUrl") });
+    await holder.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_current_xact_id()");
+      expect((await t.server.request(docs(c), as({ json: { _id: "d1", kind: "a" } }))).status).toBe(201);
+      const { rows } = await t.db.query("SELECT count(*)::int AS n FROM hook_deliveries WHERE project_id = $1 AND collection_id = $2", [t.owner.project, c]);
+      expect(rows[0].n).toBe(0);
+      expect((await t.server.request(`${hooksPath}${off._id}/`, as({ method: "PATCH", json: { is_active: false } }))).status).toBe(200);
+      expect((await t.server.request(`${hooksPath}${gone._id}/`, as({ method: "DELETE" }))).status).toBe(204);
+      const conditions = { type: "object", properties: { kind: { enum: ["b"] } }, required: ["kind"] };
+      expect((await t.server.request(`${hooksPath}${narrowed._id}/`, as({ method: "PUT", json: { ...narrowed, conditions } }))).status).toBe(200);
+    } finally {
+      await holder.query("COMMIT");
+      await holder.end();
+    }
+    // As they were when the change committed: the narrowed and the untouched hooks get it once,
+    // the deleted one has it on record as ended, the inactive one keeps it until it is active.
+    await receiver.waitFor(1, 10_000, forHook(narrowed._id));
+    await receiver.waitFor(1, 10_000, forHook(untouched._id));
+    expect((await waitForHistory(gone._id, (items) => items.length === 1))[0]).toMatchObject({ status: "error", error: "Hook was deleted" });
+    expect(await history(off._id)).toMatchObject([{ status: "retrying", attempt: 0, response: null }]);
+    expect((await t.server.request(`${hooksPath}${off._id}/`, as({ method: "PATCH", json: { is_active: true } }))).status).toBe(200);
+    await receiver.waitFor(1, 10_000, forHook(off._id));
+    await new Promise((r) => setTimeout(r, 300));
+    for (const hook of [off, narrowed, untouched]) expect(receiver.requests.filter(forHook(hook._id)).map((r) => JSON.parse(r.body).payload._id)).toEqual(["d1"]);
+    expect(receiver.requests.filter(forHook(gone._id))).toEqual([]);
   });
 
   it("retries with exponential back-off (2, 4 s ...), or constant 2 s, and honours Retry-After", async () => {
