@@ -5,7 +5,7 @@ import type { Action } from "../auth/principal";
 import { readProperty } from "../documents/document-property";
 import { getDocument } from "../documents/get-document";
 import { badRequest, forbidden, notFound, unsupportedMediaType, neitherWriteNorUpdate } from "../errors";
-import { FILES_COLLECTION, fileRecord, isFileRecordShape, type FileRow } from "../files/file-record";
+import { FILES_COLLECTION, fileRecord, filesFilter, isFileRecordShape, type FileRow } from "../files/file-record";
 import { deleteFile, findDocumentFile, findFile, listFiles, uploadToFiles } from "../files/files-collection";
 import { deleteFilesMatching } from "../files/delete-files-matching";
 import { withActions } from "../http/actions";
@@ -97,6 +97,7 @@ export function bindFilesApi(routes: ProjectRoutes): void {
 async function list(c: Context<ApiEnv>, body: Record<string, unknown>) {
   allow(c, "read", FILES_COLLECTION);
   const query = readListQuery(new URL(c.req.url).searchParams, body);
+  query.filter = filesFilter(query.filter);
   const { items, total } = listInMemory((await listFiles(projectId(c))) as unknown as Record<string, unknown>[], query, ["name"]);
   return c.json(pageOf(items, total, query, clientRequestUrl(c)));
 }

@@ -1,6 +1,8 @@
 import { sql } from "../db/sql";
 import { queryOne, type Queryable } from "../db/query";
 import type { IndexSpec } from "../collections/collection";
+import { withDatetimeOperands } from "../query/datetime-operands";
+import { schemaFor } from "./document-schema";
 
 /**
  * What a document write needs to know of its collection (exists? schema? indexes?), cached in
@@ -59,4 +61,16 @@ export async function withFreshState<T>(projectId: string, collectionId: string,
       forgetCollectionState(projectId, collectionId);
     }
   }
+}
+
+/**
+ * A filter over a collection's documents with its datetime operands in the stored form
+ * (lib/query/datetime-operands.ts): `{"when": {"$gt": "2024-03-01T10:00:00+01:00"}}` compares
+ * instants, not spellings.
+ */
+export async function documentFilter<T extends Record<string, unknown> | undefined>(projectId: string, collectionId: string, filter: T): Promise<T> {
+  if (!filter) return filter;
+  const state = await collectionState(projectId, collectionId);
+  if (!state.schema) return filter;
+  return withDatetimeOperands(filter, schemaFor(projectId, collectionId, state.schema).datetimes, (date) => date.toISOString()) as T;
 }

@@ -5,7 +5,7 @@ import type { IndexSpec, ProjectScope } from "../collections/collection";
 import { textConfig, textVector } from "../collections/collection-indexes";
 import type { SortKey } from "../lists/list-query";
 import { compileFilter, parseFilter, pathExpression } from "../query";
-import { collectionState } from "./collection-state";
+import { collectionState, documentFilter } from "./collection-state";
 import { csvColumns, csvRecord, csvValue, jsonLine, type TransferFormat } from "./transfer-format";
 
 type Doc = Record<string, unknown>;
@@ -38,7 +38,7 @@ export async function exportDocuments(scope: ProjectScope, input: ExportInput): 
   if (!state.exists) throw notFound("Collection not found.");
   const doc = raw("d.data");
   const conditions: Sql[] = [];
-  if (input.filter) conditions.push(compileFilter(parseFilter(input.filter), doc));
+  if (input.filter) conditions.push(compileFilter(parseFilter(await documentFilter(scope.projectId, input.collectionId, input.filter)), doc));
   if (input.text) {
     const spec = state.indexes.find((i): i is Extract<IndexSpec, { type: "text" }> => i.type === "text");
     if (!spec) throw badRequest("Collection has no text index");

@@ -6,7 +6,7 @@ import { textConfig, textVector } from "../collections/collection-indexes";
 import type { ListQuery } from "../lists/list-query";
 import { projectDocument } from "../query/project-document";
 import { compileFilter, parseFilter, pathExpression } from "../query";
-import { collectionState } from "./collection-state";
+import { collectionState, documentFilter } from "./collection-state";
 import { documentsCount } from "../projects/counters";
 
 type Doc = Record<string, unknown>;
@@ -25,7 +25,7 @@ export async function listDocuments(
   const { collectionId, query: list } = input;
   const doc = raw("d.data");
   const conditions: Sql[] = [];
-  if (list.filter) conditions.push(compileFilter(parseFilter(list.filter), doc));
+  if (list.filter) conditions.push(compileFilter(parseFilter(await documentFilter(projectId, collectionId, list.filter)), doc));
   if (list.text) {
     const state = await collectionState(projectId, collectionId);
     if (!state.exists) throw notFound("Collection not found.");

@@ -5,7 +5,7 @@ import type { ProjectScope } from "../collections/collection";
 import { setOwn } from "../query/json-input";
 import { applyUpdate, compileFilter, parseFilter } from "../query";
 import type { Json } from "../query";
-import { withFreshState } from "./collection-state";
+import { documentFilter, withFreshState } from "./collection-state";
 import { newDocumentId } from "./document-id";
 import { insertDocument, replaceDocuments } from "./document-statements";
 import { prepareDocument } from "./prepare-document";
@@ -28,7 +28,7 @@ export async function updateDocuments(
   input: { collectionId: string; filter: Record<string, unknown> | undefined; operation: unknown; upsert: boolean },
 ): Promise<UpdateResult> {
   const { projectId } = scope;
-  const filter = parseFilter(input.filter ?? {});
+  const filter = parseFilter((await documentFilter(scope.projectId, input.collectionId, input.filter)) ?? {});
   applyUpdate({}, input.operation); // 400 for a malformed operation before any row is touched
   // Concurrent upserts of one filter all find nothing and all insert: the losers' inserts collide
   // (409) with the winner's document, which a second look finds and updates (as MongoDB retries

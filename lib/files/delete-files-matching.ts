@@ -2,6 +2,7 @@ import { AppError } from "../errors";
 import { matchFilter, parseFilter } from "../query";
 import type { Json } from "../query";
 import { checkFileDeletable, deleteFile, listFiles } from "./files-collection";
+import { filesFilter } from "./file-record";
 
 /**
  * Delete by criteria on `_files` (CONTRACT §3): every record matching `filter` (over its nine
@@ -11,7 +12,7 @@ import { checkFileDeletable, deleteFile, listFiles } from "./files-collection";
  * file whose document may not lose it (immutable, required) refuses the whole request first.
  */
 export async function deleteFilesMatching(scope: { projectId: string; dataSizeLimit: number }, filter: Record<string, unknown> | undefined): Promise<number> {
-  const parsed = parseFilter(filter ?? {});
+  const parsed = parseFilter(filesFilter(filter) ?? {});
   const matching = (await listFiles(scope.projectId)).filter((record) => matchFilter(parsed, record as unknown as Json));
   for (const record of matching) await checkFileDeletable(scope.projectId, record._id);
   let deleted = 0;

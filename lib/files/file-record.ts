@@ -1,3 +1,5 @@
+import { withDatetimeOperands } from "../query/datetime-operands";
+
 /**
  * The file record of `_files` (CONTRACT §6, seed "File record"): exactly nine keys, `size` in
  * bytes, datetimes `YYYY-MM-DDThh:mm:ss.ffZ` (UTC, two fractional digits).
@@ -66,6 +68,11 @@ export function fileRecordSql(alias: string): string {
 }
 
 /** `2024-05-01T12:34:56.78Z`: centiseconds, truncated (never rounded into the next second). */
+/** A filter over `_files` with its datetime operands in the records' form (lib/query/datetime-operands.ts). */
+export function filesFilter<T extends Record<string, unknown> | undefined>(filter: T): T {
+  return withDatetimeOperands(filter, [["date_created"], ["last_access"]], formatFileDate) as T;
+}
+
 export function formatFileDate(date: Date): string {
   const iso = date.toISOString(); // 2024-05-01T12:34:56.789Z
   return `${iso.slice(0, 22)}Z`;

@@ -239,6 +239,31 @@ describe("lists and queries", () => {
       await t.server.request(docs("items"), as({ json: { _id: `i${String(i).padStart(2, "0")}`, n: i, even: i % 2 === 0, tags: i % 5 === 0 ? ["five"] : [], nested: { v: i % 3 } } }));
   });
 
+  it("filters on a datetime property compare instants, however the operand spells them", async () => {
+    const schema = { type: "object", properties: { when: { type: "datetime" }, log: { type: "array", items: { type: "object", properties: { at: { type: "datetime" } } } } } };
+    expect((await t.server.request("/api/collections/dated/", as({ method: "PUT", json: { schema } }))).status).toBe(201);
+    await t.server.request(docs("dated"), as({ json: { _id: "a", when: "2024-03-01T10:00:00Z", log: [{ at: "2024-03-01T10:00:00.250Z" }] } }));
+    await t.server.request(docs("dated"), as({ json: { _id: "b", when: "2024-03-01T10:00:00.610+00:00", log: [] } }));
+    const ids = async (filter: unknown) => {
+      const list = await t.server.request(`${docs("dated")}?sort=_id&filter=${encodeURIComponent(JSON.stringify(filter))}`, as());
+      expect(list.status, list.text).toBe(200);
+      return list.body.items.map((d: { _id: string }) => d._id);
+    };
+    // Stored as "…10:00:00.000Z" and "…10:00:00.610Z"; as text "…10:00:00Z" sorted after both.
+    expect(await ids({ when: { $gte: "2024-03-01T10:00:00Z" } })).toEqual(["a", "b"]);
+    expect(await ids({ when: { $gt: "2024-03-01T10:00:00Z" } })).toEqual(["b"]);
+    expect(await ids({ when: "2024-03-01T11:00:00+01:00" })).toEqual(["a"]);
+    expect(await ids({ when: { $in: ["2024-03-01 10:00:00.61Z"] } })).toEqual(["b"]);
+    expect(await ids({ $or: [{ "log.at": { $lt: "2024-03-01T10:00:00.3Z" } }] })).toEqual(["a"]);
+    expect(await ids({ when: { $lt: "2024-03-02" } })).toEqual(["a", "b"]);
+    // Bulk actions read the filter the same way.
+    const updated = await t.server.request(docs("dated"), as({ action: "update", json: { filter: { when: { $gt: "2024-03-01T10:00:00Z" } }, operation: { $set: { log: [{ at: "2025-01-01T00:00:00Z" }] } } } }));
+    expect(updated.body).toEqual({ updated: 1 });
+    const deleted = await t.server.request(docs("dated"), as({ action: "delete", json: { filter: { when: "2024-03-01T11:00:00+01:00" } } }));
+    expect(deleted.body).toEqual({ deleted: 1 });
+    expect(await ids({})).toEqual(["b"]);
+  });
+
   it("pages with total, pages, links", async () => {
     const page = await t.server.request(`${docs("items")}?page=2&per_page=10`, as());
     expect(page.status).toBe(200);

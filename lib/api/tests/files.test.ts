@@ -212,6 +212,27 @@ describe("direct upload into _files and download", () => {
     expect(res.status).toBe(200);
     expect(JSON.stringify(res.body)).toContain(id);
   });
+
+  it("filters on date_created compare instants, however the operand spells them", async () => {
+    const res = await upload(form([["file", "dated", "dated.txt"]]), `${FILES}/dated/`, "PUT");
+    expect(res.status, res.text).toBe(201);
+    const created = new Date(res.body.date_created); // two fractional digits
+    const second = new Date(Math.floor(created.getTime() / 1000) * 1000);
+    const find = async (filter: unknown) => {
+      const list = await server.request(`${FILES}/?filter=${encodeURIComponent(JSON.stringify(filter))}`, { project, token });
+      expect(list.status, list.text).toBe(200);
+      return (list.body.items as { _id: string }[]).some((item) => item._id === "dated");
+    };
+    const plus = (ms: number, zone = "Z") => new Date(second.getTime() + ms).toISOString().replace(/\.000Z$/, zone === "Z" ? "Z" : zone);
+    // `…:04Z` once sorted after `…:04.61Z` as text.
+    expect(await find({ _id: "dated", date_created: { $gte: plus(0) } })).toBe(true);
+    expect(await find({ _id: "dated", date_created: { $lt: plus(1000) } })).toBe(true);
+    expect(await find({ _id: "dated", date_created: { $gt: plus(1000) } })).toBe(false);
+    // Another zone is the same instant.
+    const local = new Date(second.getTime() + 3_600_000).toISOString().replace(/\.000Z$/, "+01:00");
+    expect(await find({ _id: "dated", date_created: { $gte: local } })).toBe(true);
+    expect(await find({ _id: "dated", date_created: res.body.date_created })).toBe(true);
+  });
 });
 
 describe("content types", () => {
