@@ -70,7 +70,12 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await expect(page.getByRole("heading", { level: 1 })).toHaveText(projectName);
     await expect(page.getByTestId("status-data-size")).toHaveText("0 B");
     await expect(page.getByTestId("status-files-size")).toHaveText("0 B");
+    // Notifications are a link away (their list, _notification).
+    await expect(page.getByTestId("notifications-link")).toContainText("No notifications");
     await snap(page, "project-overview", { phone: true });
+    await page.getByRole("link", { name: "No notifications" }).click();
+    await expect(page).toHaveURL(new RegExp(`/projects/${projectId}/collections/_notification$`));
+    await page.goBack();
 
     await page.getByRole("link", { name: "Projects", exact: true }).click();
     await expect(page.getByTestId("project-quota")).toHaveText("You own 1 of 5 projects.");
@@ -84,6 +89,10 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await page.getByLabel("Name", { exact: true }).fill(renamed);
     await page.getByLabel("Files size limit", { exact: true }).fill("10");
     await page.getByLabel("Orphan files TTL").fill("168h");
+    await expect(page.getByLabel("Change feed replay")).toHaveValue("24h");
+    await expect(page.getByLabel("Hooks history kept")).toHaveValue("720h");
+    await page.getByLabel("Change feed replay").fill("48h");
+    await page.getByLabel("Hooks history kept").fill("");
     await page.getByLabel("Debug log").check();
     await page.getByRole("button", { name: "Save settings" }).click();
     await expect(page.getByText("Settings saved.")).toBeVisible();
@@ -102,7 +111,7 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     expect(stored.status()).toBe(200);
     const project = await stored.json();
     expect(project.name).toBe(renamed);
-    expect(project.settings).toMatchObject({ debug: true, files_size_limit: 10 * 1024 * 1024, orphan_files_ttl: "168h" });
+    expect(project.settings).toMatchObject({ debug: true, files_size_limit: 10 * 1024 * 1024, orphan_files_ttl: "168h", events_ttl: "48h", hooks_history_ttl: "" });
     await expect(page.getByTestId("settings-data-size")).toHaveText("0 B");
     await snap(page, "project-settings", { phone: true });
 

@@ -90,6 +90,9 @@ test("hooks: create in the UI, deliveries to a local receiver, test, redeliver, 
     await expect(form.getByText("The receiver's URL is required.")).toBeVisible();
 
     await form.getByLabel("Name", { exact: true }).fill("Big orders");
+    // `_files` has changes to deliver too; no other system collection is offered.
+    await expect(form.getByLabel("Collection").locator('option[value="_files"]')).toHaveCount(1);
+    await expect(form.getByLabel("Collection").locator('option[value="_tokens"]')).toHaveCount(0);
     await form.getByLabel("Collection").selectOption("orders");
     await form.getByLabel("URL").fill("ftp://example.com/");
     await expect(form.getByText("Must be an http:// or https:// URL.")).toBeVisible();

@@ -34,6 +34,7 @@ test("members: invite, resend, accept through the link, roles, a stranger sees n
     await expect(owner).toContainText("Owner");
     await expect(owner).toContainText("(you)");
     await expect(owner.getByRole("button")).toHaveCount(0);
+    await expect(page.getByRole("button", { name: "Leave project" })).toHaveCount(0);
     await expect(page.getByText("No pending invitations.")).toBeVisible();
   });
 
@@ -129,6 +130,13 @@ test("members: invite, resend, accept through the link, roles, a stranger sees n
     await expect(bob.page.getByRole("button", { name: /^Remove / })).toHaveCount(0);
     await bob.page.goto(`/projects/${projectId}/collections`);
     await expect(bob.page.getByRole("button", { name: "New collection" })).toHaveCount(0);
+    // A member may leave, from the dashboard too.
+    await bob.page.goto(`/projects/${projectId}/members`);
+    await bob.page.getByRole("button", { name: "Leave project" }).click();
+    await bob.page.getByRole("dialog", { name: "Leave this project?" }).getByRole("button", { name: "Leave project" }).click();
+    await expect(bob.page).toHaveURL(/\/projects$/);
+    await expect(bob.page.getByText(projectId)).toHaveCount(0);
+    expect((await api(`/api/collections/_users/documents/${bobEmail}/`, { session, project: projectId })).status).toBe(404);
     await bob.context.close();
   });
 

@@ -9,8 +9,17 @@ import type { CollectionDefinition } from "@/lib/client/types";
 import { Alert, Badge, Button, Card } from "@/components/ui";
 import { CollectionForm } from "./collection-form";
 
-/** Where a system collection is managed in the dashboard, if anywhere. */
-const SYSTEM_PAGES: Record<string, string> = { _files: "files", _users: "members", _tokens: "tokens" };
+/** Where a system collection is managed in the dashboard: its page, or (notifications) its list. */
+const SYSTEM_PAGES: Record<string, string> = {
+  _files: "files",
+  _users: "members",
+  _tokens: "tokens",
+  _hooks: "hooks",
+  _hooks_history: "hooks",
+  _usage: "usage",
+  _debug: "usage",
+  _notification: "collections/_notification",
+};
 
 /** A project's collections with their document counts; owners and admins create new ones here. */
 export function CollectionsView({ projectId, canManage }: { projectId: string; canManage: boolean }) {

@@ -65,7 +65,8 @@ export function HookForm({
       ? describeError(error)
       : undefined;
 
-  const userCollections = (collections.data?.names ?? []).filter((name) => !name.startsWith("_"));
+  // User collections, and `_files`: the only system collection with changes to deliver.
+  const userCollections = (collections.data?.names ?? []).filter((name) => !name.startsWith("_") || name === "_files");
   if (draft.collection && !userCollections.includes(draft.collection)) userCollections.unshift(draft.collection);
   const headerErrors: Record<number, string> = {};
   draft.headers.forEach((_, index) => {

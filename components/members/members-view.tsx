@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { useRouter } from "next/navigation";
 import { ApiError, describeError } from "@/lib/client/api";
 import { useInviteMember, useMembers, useRemoveMember, useUpdateMember } from "@/lib/client/hooks";
 import { isPendingMember, type Member, type MemberRole } from "@/lib/client/types";
@@ -47,7 +48,7 @@ export function MembersView({ projectId, myEmail, myRole }: { projectId: string;
           )}
         </Card>
       </div>
-      <div>
+      <div className="space-y-6">
         {canManage ? (
           <InviteForm projectId={projectId} />
         ) : (
@@ -55,6 +56,7 @@ export function MembersView({ projectId, myEmail, myRole }: { projectId: string;
             <Alert tone="info">Only the project&apos;s owner or an admin can invite people.</Alert>
           </Card>
         )}
+        {myRole !== "owner" && <LeaveProject projectId={projectId} myEmail={myEmail} />}
       </div>
     </div>
   );
@@ -246,5 +248,33 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
         </p>
       </ConfirmDialog>
     </li>
+  );
+}
+
+/** A member or admin leaves (DELETE of their own `_users` record, docs/members.md); the owner cannot. */
+function LeaveProject({ projectId, myEmail }: { projectId: string; myEmail: string }) {
+  const remove = useRemoveMember(projectId);
+  const router = useRouter();
+  const [asking, setAsking] = useState(false);
+  return (
+    <Card title="Leave this project" description="You lose access at once; an owner or admin can invite you again.">
+      <Button variant="secondary" className="text-red-700" onClick={() => setAsking(true)}>
+        Leave project
+      </Button>
+      <ConfirmDialog
+        open={asking}
+        title="Leave this project?"
+        confirmLabel="Leave project"
+        busy={remove.isPending}
+        error={remove.error}
+        onCancel={() => {
+          remove.reset();
+          setAsking(false);
+        }}
+        onConfirm={() => remove.mutate(myEmail.toLowerCase(), { onSuccess: () => router.push("/projects") })}
+      >
+        <p>Your membership ends now; the project and its data stay as they are.</p>
+      </ConfirmDialog>
+    </Card>
   );
 }

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { describeError } from "@/lib/client/api";
 import { formatBytes } from "@/lib/client/format";
-import { useProject } from "@/lib/client/hooks";
+import { useCollection, useProject } from "@/lib/client/hooks";
 import { Alert, Card } from "@/components/ui";
 
 /** A project's status at a glance: usage against its limits, and how to reach its API. */
@@ -26,6 +26,7 @@ export function ProjectOverview({ projectId, apiUrl }: { projectId: string; apiU
         <UsageCard label="Data" used={project.status.data_size} limit={project.settings.data_size_limit} testId="status-data-size" />
         <UsageCard label="Files" used={project.status.files_size} limit={project.settings.files_size_limit} testId="status-files-size" />
       </div>
+      <NotificationsLink projectId={projectId} />
       <Card title="API access" description="Clients reach this project by its host, or on the bare host with the X-Project header.">
         <dl className="space-y-3 text-sm">
           <div>
@@ -74,5 +75,20 @@ function UsageCard({ label, used, limit, testId }: { label: string; used: number
         </div>
       )}
     </section>
+  );
+}
+
+/** Failed hooks, limit warnings and member changes land in `_notification`: its count and list. */
+function NotificationsLink({ projectId }: { projectId: string }) {
+  const notifications = useCollection(projectId, "_notification").data;
+  if (!notifications) return null;
+  const count = notifications.documents_count;
+  return (
+    <p className="text-sm text-slate-600" data-testid="notifications-link">
+      <Link href={`/projects/${projectId}/collections/_notification`} className="font-medium text-indigo-700 hover:underline">
+        {count === 0 ? "No notifications" : `${count.toLocaleString("en")} ${count === 1 ? "notification" : "notifications"}`}
+      </Link>{" "}
+      <span className="text-slate-500">(failed hook deliveries, limit warnings, member changes)</span>
+    </p>
   );
 }

@@ -34,13 +34,18 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
   const [filesLimit, setFilesLimit] = useState(splitLimit(project.settings.files_size_limit));
   const [dataLimit, setDataLimit] = useState(splitLimit(project.settings.data_size_limit));
   const [ttl, setTtl] = useState(project.settings.orphan_files_ttl);
+  const [eventsTtl, setEventsTtl] = useState(project.settings.events_ttl);
+  const [historyTtl, setHistoryTtl] = useState(project.settings.hooks_history_ttl);
   const [saved, setSaved] = useState(false);
   const apiError = update.error instanceof ApiError ? update.error : undefined;
 
   const filesBytes = joinLimit(filesLimit.amount, filesLimit.unit);
   const dataBytes = joinLimit(dataLimit.amount, dataLimit.unit);
   const ttlValid = DURATION.test(ttl.trim());
-  const valid = name.trim() !== "" && filesBytes !== undefined && dataBytes !== undefined && ttlValid;
+  const eventsTtlValid = DURATION.test(eventsTtl.trim());
+  const historyTtlValid = DURATION.test(historyTtl.trim());
+  const valid = name.trim() !== "" && filesBytes !== undefined && dataBytes !== undefined && ttlValid && eventsTtlValid && historyTtlValid;
+  const duration = (value: string) => (value.trim() === "0" ? "" : value.trim());
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
@@ -54,7 +59,9 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
         delete_files: deleteFiles,
         files_size_limit: filesBytes,
         data_size_limit: dataBytes,
-        orphan_files_ttl: ttl.trim() === "0" ? "" : ttl.trim(),
+        orphan_files_ttl: duration(ttl),
+        events_ttl: duration(eventsTtl),
+        hooks_history_ttl: duration(historyTtl),
       };
       const settings = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => project.settings[key as keyof typeof wanted] !== value));
       await update.mutateAsync({ name: name.trim(), ...(Object.keys(settings).length ? { settings } : {}) });
@@ -103,6 +110,26 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
             hint='Files whose document is gone are removed after this long: a number with ms, s, m, h or d ("168h" is a week). Empty: never.'
             error={!ttlValid ? 'Use a duration like "168h", "30m" or "7d", or leave it empty.' : apiError?.errorFor("settings.orphan_files_ttl")}
           />
+          <div className="grid gap-5 sm:grid-cols-2">
+            <TextField
+              label="Change feed replay"
+              name="events_ttl"
+              value={eventsTtl}
+              placeholder="24h"
+              onChange={(e) => setEventsTtl(e.target.value)}
+              hint="How far back a client reconnecting to the change feed can resume (Last-Event-ID). Empty: kept for ever."
+              error={!eventsTtlValid ? 'Use a duration like "24h" or "7d", or leave it empty.' : apiError?.errorFor("settings.events_ttl")}
+            />
+            <TextField
+              label="Hooks history kept"
+              name="hooks_history_ttl"
+              value={historyTtl}
+              placeholder="720h"
+              onChange={(e) => setHistoryTtl(e.target.value)}
+              hint="How long finished deliveries stay in the hooks history. Empty: kept for ever."
+              error={!historyTtlValid ? 'Use a duration like "720h" or "30d", or leave it empty.' : apiError?.errorFor("settings.hooks_history_ttl")}
+            />
+          </div>
           <Checkbox
             label="Debug log"
             description="Record every API call (request and response, secrets redacted) in the _debug collection."

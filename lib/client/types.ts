@@ -19,6 +19,10 @@ export interface ProjectSettings {
   data_size_limit: number;
   delete_files: boolean;
   orphan_files_ttl: string;
+  /** How long the change feed can replay (CONTRACT §13). */
+  events_ttl: string;
+  /** How long `_hooks_history` keeps finished deliveries (CONTRACT §8). */
+  hooks_history_ttl: string;
 }
 
 export interface Project {
