@@ -138,7 +138,8 @@ function parseTokenFields(body: Record<string, unknown>, base: { name: string; i
   for (const [key, value] of Object.entries(body)) {
     if (key === "_id" || key === "token") continue;
     if (key === "name") {
-      if (typeof value !== "string" || value.length > 200) throw invalid("name", "must be a string");
+      if (typeof value !== "string") throw invalid("name", "must be a string");
+      if (value.length > 200) throw invalid("name", "must be at most 200 characters");
       out.name = value;
     } else if (key === "is_active") {
       if (typeof value !== "boolean") throw invalid("is_active", "must be a boolean");

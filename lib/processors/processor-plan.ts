@@ -100,7 +100,7 @@ function parseProcessors(value: unknown, key: string, errors: PropertyError[]): 
     const { name, in: args, ...extra } = entry as Record<string, unknown>;
     const kind = typeof name === "string" && Object.hasOwn(processorKinds, name) ? processorKinds[name] : undefined;
     if (!kind) {
-      errors.push({ property: key, message: `unknown processor kind ${JSON.stringify(name)}` });
+      errors.push({ property: key, message: name === undefined ? `${where} needs a "name" (its kind)` : `unknown processor kind ${JSON.stringify(name)}` });
       continue;
     }
     const unknownKeys = Object.keys(extra);

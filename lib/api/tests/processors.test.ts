@@ -26,6 +26,8 @@ describe("processors in a schema, checked when it is saved", () => {
     const unknown = await saveSchema({ a: { type: "string", processors: [{ name: "nope" }] } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors).toEqual([{ property: "a", message: 'unknown processor kind "nope"' }]);
+    const unnamed = await saveSchema({ a: { type: "string", processors: [{}] } });
+    expect(unnamed.body.errors).toEqual([{ property: "a", message: 'processor 1 needs a "name" (its kind)' }]);
 
     const missing = await saveSchema({ b: { type: "string", processors: [{ name: "template", in: {} }] } });
     expect(missing.status).toBe(422);

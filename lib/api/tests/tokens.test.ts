@@ -149,6 +149,11 @@ describe("tokens", () => {
       expect(res.status, JSON.stringify(permission)).toBe(422);
       expect(res.body.errors[0].message).toContain(message);
     }
+    // A name says what is wrong with it.
+    const long = await server.request(base, { project: owner.project, token: owner.token, json: { name: "n".repeat(201), permission: { allow: { all: true } } } });
+    expect(long.body.errors).toEqual([{ property: "name", message: "must be at most 200 characters" }]);
+    const number = await server.request(base, { project: owner.project, token: owner.token, json: { name: 7, permission: { allow: { all: true } } } });
+    expect(number.body.errors).toEqual([{ property: "name", message: "must be a string" }]);
   });
 
   it("a {what: collection} element with what_id grants that one document, not the collection", async () => {
