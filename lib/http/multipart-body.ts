@@ -100,10 +100,14 @@ export async function readMultipart(request: Request, body: Readable | undefined
 
   parser.on("partsLimit", () => fail(badRequest(`Multipart body has more than ${MAX_PARTS} parts`)));
   parser.on("filesLimit", () => fail(badRequest(`Multipart body has more than ${MAX_FILES} files`)));
-  parser.on("field", (name, value, info) => {
+  parser.on("field", (name, value: string | undefined, info) => {
     if (failure) return;
     if (info.nameTruncated) return void fail(badRequest("A part name is too long"));
     if (info.valueTruncated) return void fail(payloadTooLarge(`Part ${name} is too large`));
+    // busboy decodes UTF-8, Latin-1 and ASCII only: for any other declared charset (`utf-16`,
+    // `windows-1251`) it hands no value. A throw here, in an event handler, ended the process.
+    if (typeof value !== "string")
+      return void fail(badRequest(`Part ${name} declares a charset this server does not read: send it as UTF-8`));
     fieldBytes += Buffer.byteLength(value);
     if (fieldBytes > sizeLimit) return void fail(payloadTooLarge("Multipart fields are too large together"));
     if (seen.has(name)) return void fail(badRequest(`Part ${name} is repeated`));

@@ -53,6 +53,7 @@ export function multipartBody(parts: { name: string; filename?: string; filename
     if (part.filenameStar !== undefined) disposition += `; filename*=${part.filenameStar}`;
     let head = `--${boundary}\r\nContent-Disposition: ${disposition}\r\n`;
     if (part.filename !== undefined || part.filenameStar !== undefined) head += `Content-Type: ${part.type ?? "application/octet-stream"}\r\n`;
+    else if (part.type !== undefined) head += `Content-Type: ${part.type}\r\n`;
     chunks.push(Buffer.from(`${head}\r\n`, "utf8"), Buffer.isBuffer(part.value) ? part.value : Buffer.from(part.value, "utf8"), Buffer.from("\r\n"));
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));

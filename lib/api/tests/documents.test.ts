@@ -1,6 +1,7 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { createToken, ownerWithProject } from "../../testing/fixtures";
 import { apiSuite } from "../../testing/api-suite";
+import { multipartBody, rawRequest } from "../../testing/raw-request";
 
 const t = apiSuite();
 
@@ -551,6 +552,23 @@ describe("multipart bodies of JSON literals", () => {
     for (const [name, value] of parts) data.append(name, value);
     return data;
   };
+
+  it("a value part in a charset the server does not read is 400 naming it, on any route, and the server lives on", async () => {
+    for (const charset of ["utf-16", "windows-1251", "x-bogus"]) {
+      const { body, contentType } = multipartBody([{ name: "email", type: `text/plain; charset=${charset}`, value: '"a@example.com"' }]);
+      // Sign-up reads multipart too, before any credentials.
+      for (const [path, headers] of [["/api/user/", {}], [docs("charsets"), { "x-project": t.owner.project, authorization: `Token ${t.owner.token}` }]] as const) {
+        const answer = await rawRequest(t.server.port, path, { method: "POST", body, headers: { ...headers, "content-type": contentType } });
+        expect(answer.status, `${charset} ${path}`).toBe(400);
+        expect(answer.body).toEqual({ message: "Part email declares a charset this server does not read: send it as UTF-8" });
+      }
+    }
+    // Latin-1, which busboy reads, is taken.
+    const { body, contentType } = multipartBody([{ name: "title", type: "text/plain; charset=iso-8859-1", value: '"Hi"' }]);
+    const taken = await rawRequest(t.server.port, docs("charsets"), { method: "POST", body, headers: { "x-project": t.owner.project, authorization: `Token ${t.owner.token}`, "content-type": contentType } });
+    expect(taken.status, JSON.stringify(taken.body)).toBe(201);
+    expect((await t.server.request("/api/health/")).status).toBe(200);
+  });
 
   it("parses literals and dotted names", async () => {
     const created = await t.server.request(docs("multi"), as({ body: form([["_id", '"m1"'], ["title", '"Hi"'], ["n", "42"], ["list", "[1,2]"], ["a.b", "true"], ["a.c", '{"d":null}']]) }));
