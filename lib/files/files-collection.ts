@@ -1,3 +1,4 @@
+import type pg from "pg";
 import { checkDocumentId } from "../documents/document-id";
 import { query, queryOne, transaction, type Queryable } from "../db/query";
 import { pool } from "../db/pool";
@@ -144,26 +145,28 @@ export async function uploadToFiles(
  * it is unset (array elements removed) in the same transaction.
  */
 export async function deleteFile(scope: { projectId: string; dataSizeLimit: number }, fileId: string, authorize?: (row: FileRow) => void): Promise<void> {
-  const { projectId } = scope;
-  await transaction(async (client) => {
-    const row = await findFile(projectId, fileId, client);
-    if (!row) throw notFound("Document not found.");
-    authorize?.(row);
-    if (row.collection_id !== FILES_COLLECTION && row.document_id !== "") {
-      const before = await lockDocument(client, projectId, row.collection_id, row.document_id);
-      // A concurrent delete of the same record held the document's lock before us and took the
-      // record with it: this one is a 404, not a second success with a second event.
-      if (!(await findFile(projectId, fileId, client))) throw notFound("Document not found.");
-      if (before) {
-        const { after, state } = await documentWithoutFile(client, projectId, row, before);
-        // The record goes with the document's write (its file property dropped).
-        await replaceDocument(client, { projectId, dataSizeLimit: 0 }, row.collection_id, state, before, after);
-      }
+  await transaction((client) => deleteFileWith(client, scope.projectId, fileId, authorize));
+}
+
+/** `deleteFile` inside the caller's transaction (delete by criteria: all of them or none). */
+export async function deleteFileWith(client: pg.PoolClient, projectId: string, fileId: string, authorize?: (row: FileRow) => void): Promise<void> {
+  const row = await findFile(projectId, fileId, client);
+  if (!row) throw notFound("Document not found.");
+  authorize?.(row);
+  if (row.collection_id !== FILES_COLLECTION && row.document_id !== "") {
+    const before = await lockDocument(client, projectId, row.collection_id, row.document_id);
+    // A concurrent delete of the same record held the document's lock before us and took the
+    // record with it: this one is a 404, not a second success with a second event.
+    if (!(await findFile(projectId, fileId, client))) throw notFound("Document not found.");
+    if (before) {
+      const { after, state } = await documentWithoutFile(client, projectId, row, before);
+      // The record goes with the document's write (its file property dropped).
+      await replaceDocument(client, { projectId, dataSizeLimit: 0 }, row.collection_id, state, before, after);
     }
-    const deleted = await deleteFileRows(client, projectId, sql`id = ${fileId}`);
-    // A record of no document: a concurrent delete took it first when this one found none.
-    if (deleted.length === 0 && (row.collection_id === FILES_COLLECTION || row.document_id === "")) throw notFound("Document not found.");
-  });
+  }
+  const deleted = await deleteFileRows(client, projectId, sql`id = ${fileId}`);
+  // A record of no document: a concurrent delete took it first when this one found none.
+  if (deleted.length === 0 && (row.collection_id === FILES_COLLECTION || row.document_id === "")) throw notFound("Document not found.");
 }
 
 /**
@@ -180,19 +183,6 @@ async function documentWithoutFile(db: Queryable, projectId: string, row: FileRo
     if (errors.length) throw validationError("Validation error", errors);
   }
   return { after, state };
-}
-
-/**
- * Refuses (422) before anything is deleted when the file's document would not take its removal;
- * delete by criteria checks every match first, so a refusal leaves all of them in place.
- */
-export async function checkFileDeletable(projectId: string, fileId: string): Promise<void> {
-  const row = await findFile(projectId, fileId);
-  if (!row || row.collection_id === FILES_COLLECTION || row.document_id === "") return;
-  const before = await queryOne<{ data: Record<string, unknown> }>(
-    sql`SELECT data FROM documents WHERE project_id = ${projectId} AND collection_id = ${row.collection_id} AND id = ${row.document_id}`,
-  );
-  if (before) await documentWithoutFile(pool(), projectId, row, before.data);
 }
 
 /** The value without any file record of this id: object properties deleted, array elements removed. */

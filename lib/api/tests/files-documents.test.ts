@@ -212,6 +212,17 @@ describe("files in document properties", () => {
     expect(bulk.status).toBe(422);
     expect((await files()).body.total).toBe(3);
     expect((await server.request(`${docs("kept")}/k1/`, { project, token })).body).toEqual(res.body);
+    // Two files its document may lose one at a time but not both: by criteria, all or none.
+    const either = { type: "object", properties: { x: { type: "file" }, y: { type: "file" } }, anyOf: [{ required: ["x"] }, { required: ["y"] }] };
+    expect((await server.request("/api/collections/", { project, token, json: { _id: "either", schema: either } })).status).toBe(201);
+    const pair = await send(`${docs("either")}/`, form([["_id", '"e1"'], ["x", "ex", "x.txt"], ["y", "why", "y.txt"]]));
+    expect(pair.status, pair.text).toBe(201);
+    const both = await server.request(`/api/collections/_files/documents/`, { project, token, action: "delete", json: { filter: { _id: { $in: [pair.body.x._id, pair.body.y._id] } } } });
+    expect(both.status).toBe(422);
+    expect((await server.request(`${docs("either")}/e1/`, { project, token })).body).toEqual(pair.body);
+    expect((await files()).body.total).toBe(3);
+    expect(await filesSize(project)).toBe(await sumOfSizes(project));
+    expect((await del(pair.body.x._id)).status).toBe(204);
     // An optional, mutable file property still lets its record go.
     expect((await del(res.body.h._id)).status).toBe(204);
     expect(Object.keys((await server.request(`${docs("kept")}/k1/`, { project, token })).body).sort()).toEqual(["_id", "f", "g"]);
