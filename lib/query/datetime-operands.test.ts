@@ -19,6 +19,20 @@ describe("withDatetimeOperands", () => {
     });
   });
 
+  it("reaches into $elemMatch: operators on an array of datetimes, a filter over an array of objects, and $all of them", () => {
+    const paths = [["list", "*"], ["objs", "*", "t"]];
+    const filter = {
+      list: { $elemMatch: { $gte: "2024-06-01T00:00:00+02:00" } },
+      objs: { $elemMatch: { t: { $gte: "2024-03-01T11:00:00+01:00" }, n: "2024-03-01" } },
+      $and: [{ objs: { $all: [{ $elemMatch: { t: "2024-03-02T01:00:00+01:00" } }] } }, { list: ["2024-03-01T11:00:00+01:00"] }],
+    };
+    expect(withDatetimeOperands(filter, paths, iso)).toEqual({
+      list: { $elemMatch: { $gte: "2024-05-31T22:00:00.000Z" } },
+      objs: { $elemMatch: { t: { $gte: "2024-03-01T10:00:00.000Z" }, n: "2024-03-01" } },
+      $and: [{ objs: { $all: [{ $elemMatch: { t: "2024-03-02T00:00:00.000Z" } }] } }, { list: ["2024-03-01T10:00:00.000Z"] }],
+    });
+  });
+
   it("leaves what is no datetime text alone: other strings, regexes, $exists, no datetime paths", () => {
     const filter = { when: { $regex: "^2024", $exists: true, $ne: "soon" } };
     expect(withDatetimeOperands(filter, [["when"]], iso)).toEqual(filter);

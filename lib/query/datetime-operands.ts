@@ -19,30 +19,66 @@ const COMPARISONS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"]);
 const LISTS = new Set(["$in", "$nin", "$all"]);
 const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
-function rewrite(filter: Record<string, unknown>, wanted: Set<string>, format: (date: Date) => string): Record<string, unknown> {
+/** Filter keys relative to `prefix` (the array an `$elemMatch` is in), array indexes left out. */
+function rewrite(filter: Record<string, unknown>, wanted: Set<string>, format: (date: Date) => string, prefix = ""): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(filter)) {
     let next = value;
-    if (LOGICAL.has(key) && Array.isArray(value)) next = value.map((branch) => (isPlainObject(branch) ? rewrite(branch as Record<string, unknown>, wanted, format) : branch));
-    // `items.0.when` reaches the same property as `items.when`.
-    else if (!key.startsWith("$") && wanted.has(key.split(".").filter((segment) => !/^\d+$/.test(segment)).join("."))) next = operand(value, format);
-    Object.defineProperty(out, key, { value: next, enumerable: true, writable: true, configurable: true });
+    if (LOGICAL.has(key) && Array.isArray(value)) next = value.map((branch) => (isPlainObject(branch) ? rewrite(branch as Record<string, unknown>, wanted, format, prefix) : branch));
+    else if (!key.startsWith("$")) {
+      // `items.0.when` reaches the same property as `items.when`.
+      const path = [...(prefix ? [prefix] : []), ...key.split(".").filter((segment) => !/^\d+$/.test(segment))].join(".");
+      next = field(value, path, wanted, format);
+    }
+    setValue(out, key, next);
   }
   return out;
 }
 
+/** A field's condition at `path`: operands when it is a datetime, and `$elemMatch` inside it either way. */
+function field(value: unknown, path: string, wanted: Set<string>, format: (date: Date) => string): unknown {
+  const datetime = wanted.has(path);
+  if (!isPlainObject(value)) return datetime ? operand(value, format) : value;
+  const out: Record<string, unknown> = {};
+  for (const [op, argument] of Object.entries(value as Record<string, unknown>)) {
+    let next = argument;
+    if (op === "$elemMatch") next = elemMatch(argument, path, wanted, format);
+    else if (op === "$all" && Array.isArray(argument))
+      next = argument.map((item) => (isPlainObject(item) && Object.hasOwn(item as object, "$elemMatch") ? { ...(item as object), $elemMatch: elemMatch((item as Record<string, unknown>).$elemMatch, path, wanted, format) } : datetime ? operand(item, format) : item));
+    else if (op === "$not") next = field(argument, path, wanted, format);
+    else if (datetime) next = (operand({ [op]: argument }, format) as Record<string, unknown>)[op];
+    setValue(out, op, next);
+  }
+  return out;
+}
+
+/** `$elemMatch` on an array of datetimes takes operators; on an array of objects, a filter over them. */
+function elemMatch(argument: unknown, path: string, wanted: Set<string>, format: (date: Date) => string): unknown {
+  if (!isPlainObject(argument)) return argument;
+  const operators = Object.keys(argument as object).every((key) => key.startsWith("$") && !LOGICAL.has(key));
+  if (operators) return wanted.has(path) ? operand(argument, format) : argument;
+  return rewrite(argument as Record<string, unknown>, wanted, format, path);
+}
+
 function operand(value: unknown, format: (date: Date) => string): unknown {
   if (typeof value === "string") return instant(value, format);
+  // Equality with a whole array: each of its datetimes.
+  if (Array.isArray(value)) return value.map((item) => (typeof item === "string" ? instant(item, format) : item));
   if (!isPlainObject(value)) return value;
   const out: Record<string, unknown> = {};
   for (const [op, argument] of Object.entries(value as Record<string, unknown>)) {
     let next = argument;
-    if (COMPARISONS.has(op) && typeof argument === "string") next = instant(argument, format);
+    if (COMPARISONS.has(op)) next = operand(argument, format);
     else if (LISTS.has(op) && Array.isArray(argument)) next = argument.map((item) => (typeof item === "string" ? instant(item, format) : item));
     else if (op === "$not") next = operand(argument, format);
-    Object.defineProperty(out, op, { value: next, enumerable: true, writable: true, configurable: true });
+    setValue(out, op, next);
   }
   return out;
+}
+
+/** Keys come from requests: `__proto__` is an own key, never the prototype. */
+function setValue(out: Record<string, unknown>, key: string, value: unknown): void {
+  Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
 }
 
 function instant(text: string, format: (date: Date) => string): string {

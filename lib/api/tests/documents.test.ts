@@ -256,6 +256,7 @@ describe("lists and queries", () => {
     expect(await ids({ when: "2024-03-01T11:00:00+01:00" })).toEqual(["a"]);
     expect(await ids({ when: { $in: ["2024-03-01 10:00:00.61Z"] } })).toEqual(["b"]);
     expect(await ids({ $or: [{ "log.at": { $lt: "2024-03-01T10:00:00.3Z" } }] })).toEqual(["a"]);
+    expect(await ids({ log: { $elemMatch: { at: { $lt: "2024-03-01T11:00:00.3+01:00" } } } })).toEqual(["a"]);
     expect(await ids({ when: { $lt: "2024-03-02" } })).toEqual(["a", "b"]);
     // Bulk actions read the filter the same way.
     const updated = await t.server.request(docs("dated"), as({ action: "update", json: { filter: { when: { $gt: "2024-03-01T10:00:00Z" } }, operation: { $set: { log: [{ at: "2025-01-01T00:00:00Z" }] } } } }));
