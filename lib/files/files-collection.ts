@@ -94,6 +94,8 @@ export async function uploadToFiles(
     const files = await input.uploads.settle();
     const file = files.find((f) => f.field === "file");
     if (!file) throw badRequest("Part file (a file) is required");
+    // Which one would be the record's is anyone's guess: refused, none kept.
+    if (files.filter((f) => f.field === "file").length > 1) throw badRequest("Part file is repeated: a _files record holds one file");
     await Promise.all(files.filter((f) => f !== file).map((f) => input.uploads.discardOne(f)));
     const bodyId = input.fields._id;
     if (input.id !== undefined && bodyId !== undefined && bodyId !== input.id)

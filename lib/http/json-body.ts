@@ -37,7 +37,8 @@ export async function readJsonBody(c: Context): Promise<unknown> {
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // A UTF-8 byte order mark (Windows tools write one) is no part of the JSON text (RFC 8259 §8.1).
+    value = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
     // `text/plain` is taken when it holds JSON (forms and simple clients send it); otherwise the
     // body is neither JSON nor multipart: 415 (CONTRACT §11).

@@ -55,6 +55,16 @@ describe("direct upload into _files and download", () => {
     expect((await server.request(`${FILES}/mt1/`, { project, token })).status).toBe(404);
   });
 
+  it("two parts named file: 400, nothing stored", async () => {
+    const before = await filesSize(project);
+    const blobs = (await blobFiles(server)).blobs.length;
+    const twice = await upload(form([["file", "one", "one.txt"], ["file", "two", "two.txt"]]), `${FILES}/twice/`, "PUT");
+    expect(twice).toMatchObject({ status: 400, body: { message: "Part file is repeated: a _files record holds one file" } });
+    expect((await server.request(`${FILES}/twice/`, { project, token })).status).toBe(404);
+    expect(await filesSize(project)).toBe(before);
+    await until(async () => (await blobFiles(server)).blobs.length === blobs);
+  });
+
   it("concurrent uploads of one new id: PUT gives one 201 and 200s, POST one 201 and 409s with the usual message", async () => {
     const puts = await Promise.all(Array.from({ length: 8 }, (_, i) => upload(form([["file", opaqueBytes(50 + i), `p${i}.bin`]]), `${FILES}/race-put/`, "PUT")));
     expect(puts.map((r) => `${r.status} ${r.status === 409 ? r.text : ""}`).sort()).toEqual(["200 ", "200 ", "200 ", "200 ", "200 ", "200 ", "200 ", "201 "]);

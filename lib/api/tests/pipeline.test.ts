@@ -160,6 +160,14 @@ describe("the request pipeline", () => {
       headers: { "content-type": "application/json" },
     });
     expect(malformed).toMatchObject({ status: 400, body: { message: "Malformed JSON in request body" } });
+    // A byte order mark before the JSON is no error (RFC 8259 §8.1); one inside a string is kept.
+    const marked = await server.request("/api/collections/bom/documents/", {
+      project: owner.project,
+      token: owner.token,
+      body: '\ufeff{"_id": "b1", "s": "\ufeffx"}',
+      headers: { "content-type": "application/json" },
+    });
+    expect(marked).toMatchObject({ status: 201, body: { _id: "b1", s: "\ufeffx" } });
     const xml = await server.request("/api/collections/_tokens/documents/", {
       project: owner.project,
       token: owner.token,
