@@ -100,7 +100,9 @@ export async function readMultipart(request: Request, body: Readable | undefined
 
   parser.on("partsLimit", () => fail(badRequest(`Multipart body has more than ${MAX_PARTS} parts`)));
   parser.on("filesLimit", () => fail(badRequest(`Multipart body has more than ${MAX_FILES} files`)));
+  let seenParts = 0;
   parser.on("field", (name, value: string | undefined, info) => {
+    seenParts++;
     if (failure) return;
     if (info.nameTruncated) return void fail(badRequest("A part name is too long"));
     if (info.valueTruncated) return void fail(payloadTooLarge(`Part ${name} is too large`));
@@ -130,6 +132,7 @@ export async function readMultipart(request: Request, body: Readable | undefined
     }
   });
   parser.on("file", (name, stream, info) => {
+    seenParts++;
     // Once the parser is destroyed (the first failure), busboy errors the file stream in flight:
     // a stream only drained here, or not yet piped by `onFile`, must not make that error an
     // uncaught exception that ends the process. Whoever consumes the stream has its own listener.
@@ -164,6 +167,7 @@ export async function readMultipart(request: Request, body: Readable | undefined
     pending.push(Promise.resolve(taken).catch((error) => void fail(error)));
   });
 
+  const delimiters = countDelimiters(source, headers["content-type"] ?? "");
   await new Promise<void>((resolve, reject) => {
     parser.on("close", resolve);
     parser.on("error", () => (failure ? resolve() : reject(badRequest("Malformed multipart body"))));
@@ -172,6 +176,10 @@ export async function readMultipart(request: Request, body: Readable | undefined
   });
   await Promise.all(pending);
   if (failure) throw failure;
+  // busboy drops a part it cannot read (no or a malformed Content-Disposition, a `filename*` in a
+  // charset it lacks) without a word: a file the client was told it uploaded would be gone.
+  if (delimiters.count() - 1 > seenParts)
+    throw badRequest("A part of the multipart body could not be read: a missing or malformed Content-Disposition (or a filename* in a charset other than UTF-8)");
   // Values first, then one placeholder per file property: a value object may hold a file
   // (`meta={"k":1}` beside the file `meta.avatar`) whatever order the parts came in.
   const placed = new Set<string>();
@@ -312,4 +320,38 @@ function assemble(assignments: { name: string; path: Segment[]; value: unknown }
 function put(node: Record<string, unknown> | unknown[], segment: Segment, value: unknown): void {
   if (Array.isArray(node)) node[segment as number] = value;
   else setOwn(node, segment as string, value);
+}
+
+/**
+ * Counts the body's delimiters as it streams past (one more than its parts): `--boundary` at the
+ * very start, else after CRLF (RFC 2046, as busboy reads them), with `Buffer.indexOf` per chunk
+ * and a look across each chunk's start.
+ */
+function countDelimiters(source: Readable, contentType: string): { count(): number } {
+  const match = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(contentType);
+  if (!match) return { count: () => 0 };
+  const boundary = match[1] ?? match[2];
+  const opening = Buffer.from(`--${boundary}`, "latin1");
+  const delimiter = Buffer.from(`\r\n--${boundary}`, "latin1");
+  const keep = delimiter.length - 1;
+  let count = 0;
+  let start: Buffer | undefined = Buffer.alloc(0);
+  let tail = Buffer.alloc(0);
+  source.on("data", (chunk: Buffer) => {
+    if (start) {
+      start = Buffer.concat([start, chunk.subarray(0, opening.length)]);
+      if (start.length >= opening.length) {
+        if (start.subarray(0, opening.length).equals(opening)) count++;
+        start = undefined;
+      }
+    }
+    // A delimiter that starts in the previous chunks' last bytes.
+    if (tail.length) {
+      const window = Buffer.concat([tail, chunk.subarray(0, keep)]);
+      for (let at = window.indexOf(delimiter); at !== -1 && at < tail.length; at = window.indexOf(delimiter, at + 1)) count++;
+    }
+    for (let at = chunk.indexOf(delimiter); at !== -1; at = chunk.indexOf(delimiter, at + delimiter.length)) count++;
+    tail = chunk.length >= keep ? Buffer.from(chunk.subarray(chunk.length - keep)) : Buffer.concat([tail, chunk]).subarray(-keep);
+  });
+  return { count: () => count };
 }

@@ -571,6 +571,26 @@ describe("multipart bodies of JSON literals", () => {
     expect((await t.server.request("/api/health/")).status).toBe(200);
   });
 
+  it("a part busboy cannot read (no or a malformed Content-Disposition, filename* in an unknown charset) is 400, never dropped", async () => {
+    const headers = { "x-project": t.owner.project, authorization: `Token ${t.owner.token}`, "content-type": "multipart/form-data; boundary=XB" };
+    const bodies = [
+      `--XB\r\nContent-Disposition: form-data; name="_id"\r\n\r\n"u1"\r\n--XB\r\nContent-Disposition: form-data; name="photo"; filename*=x-bogus''a.txt\r\n\r\nhello\r\n--XB--\r\n`,
+      `--XB\r\nContent-Disposition: form-data; name="_id"\r\n\r\n"u2"\r\n--XB\r\nContent-Disposition: form-data; name*=x-bogus''title\r\n\r\n"t"\r\n--XB--\r\n`,
+      `--XB\r\nContent-Disposition: form-data; name="_id"\r\n\r\n"u3"\r\n--XB\r\nContent-Type: text/plain\r\n\r\n"t"\r\n--XB--\r\n`,
+    ];
+    for (const body of bodies) {
+      const answer = await rawRequest(t.server.port, docs("unread"), { method: "POST", body: Buffer.from(body), headers });
+      expect(answer.status, body).toBe(400);
+      expect(answer.body.message).toMatch(/^A part of the multipart body could not be read/);
+    }
+    expect((await t.server.request(docs("unread"), as())).status).toBe(404);
+    // A preamble and an epilogue are no parts; a file part in UTF-8 filename* is taken.
+    const fine = `preamble\r\n--XB\r\nContent-Disposition: form-data; name="_id"\r\n\r\n"u4"\r\n--XB\r\nContent-Disposition: form-data; name="f"; filename*=UTF-8''%E2%82%AC.txt\r\n\r\nhello\r\n--XB--\r\nepilogue`;
+    const taken = await rawRequest(t.server.port, docs("unread"), { method: "POST", body: Buffer.from(fine), headers });
+    expect(taken.status, JSON.stringify(taken.body)).toBe(201);
+    expect(taken.body.f.name).toBe("€.txt");
+  });
+
   it("parses literals and dotted names", async () => {
     const created = await t.server.request(docs("multi"), as({ body: form([["_id", '"m1"'], ["title", '"Hi"'], ["n", "42"], ["list", "[1,2]"], ["a.b", "true"], ["a.c", '{"d":null}']]) }));
     expect(created.status, created.text).toBe(201);
