@@ -35,6 +35,7 @@ const GRAVITY: Record<string, string> = {
 const isSize = (v: unknown) => Array.isArray(v) && v.length === 2 && v.every((n) => Number.isInteger(n) && n >= 1 && n <= 10_000);
 
 export const resize: ProcessorKind = {
+  output: ["file"],
   args: ["original_image", "size"],
   required: ["size"],
   source: "original_image",
@@ -59,6 +60,7 @@ export const resize: ProcessorKind = {
 };
 
 export const watermark: ProcessorKind = {
+  output: ["file"],
   args: ["original_image", "watermark_image", "gravity", "opacity", "url"],
   required: ["watermark_image"],
   source: "original_image",

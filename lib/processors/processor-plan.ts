@@ -56,7 +56,9 @@ function collect(node: unknown, path: string[], found: PropertyPlan[], errors: P
     else if (key === "_id") errors.push({ property: key, message: "processors cannot run on _id" });
     else {
       const processors = parseProcessors(source.processors, key, errors);
-      if (processors) found.push({ path, key, processors, inputs: inputsOf(processors) });
+      const mismatch = processors && outputMismatch(processors, source.type);
+      if (mismatch) errors.push({ property: key, message: mismatch });
+      else if (processors) found.push({ path, key, processors, inputs: inputsOf(processors) });
     }
   }
   if (source.properties && typeof source.properties === "object" && !Array.isArray(source.properties))
@@ -64,6 +66,35 @@ function collect(node: unknown, path: string[], found: PropertyPlan[], errors: P
   // Items of an array: any processor down there would run on an array element.
   const items = Array.isArray(source.items) ? source.items : source.items ? [source.items] : [];
   for (const item of items) collect(item, path, found, errors, true, definitions);
+}
+
+/** What each declared `type` takes of the processors' outputs (`datetime` and `embed` are text; an embed's key may be a number). */
+const TAKES: Record<string, string[]> = {
+  string: ["string"],
+  datetime: ["string"],
+  embed: ["string", "number"],
+  number: ["number"],
+  integer: ["number"],
+  object: ["object"],
+  file: ["file"],
+  boolean: [],
+  null: [],
+};
+
+/**
+ * The last processor writes the property: a kind whose value the declared `type` never takes
+ * (`md5` on a `file`, `resize` on a `string`) would fail every write with 422, so the schema is
+ * refused when saved. A property without a plain `type` (or with one Arca does not know) is not
+ * judged here.
+ */
+function outputMismatch(processors: ProcessorSpec[], type: unknown): string | undefined {
+  const last = processors[processors.length - 1];
+  const kind = last && processorKinds[last.name];
+  const declared = typeof type === "string" ? [type] : Array.isArray(type) && type.every((t) => typeof t === "string") ? (type as string[]) : undefined;
+  if (!kind || !declared || declared.some((t) => !Object.hasOwn(TAKES, t))) return undefined;
+  if (declared.some((t) => TAKES[t].some((taken) => kind.output.includes(taken as never)))) return undefined;
+  const what = kind.output.map((o) => (o === "object" ? "an object" : o === "file" ? "a file" : `a ${o}`)).join(" or ");
+  return `${last.name} writes ${what}, which a property of type ${JSON.stringify(type)} never holds`;
 }
 
 /**

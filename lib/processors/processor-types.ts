@@ -67,6 +67,8 @@ export interface ProcessorKind {
   args: string[];
   /** Arguments the schema must give. */
   required?: string[];
+  /** What its value may be (besides null, when its input is missing): checked against the property's `type` at save. */
+  output: ("string" | "number" | "object" | "file")[];
   /** The argument that defaults to the property's own value. */
   source?: string;
   /** Checks of the arguments' literal values when the schema is saved (422 message, or undefined). */

@@ -19,6 +19,7 @@ const ESPEAK = process.env.ARCA_ESPEAK_PATH || "espeak-ng";
 const MAX_SPEECH_CHARS = 100_000;
 
 export const textToSpeech: ProcessorKind = {
+  output: ["file"],
   args: ["text", "language", "format", "engine"],
   source: "text",
   check: (spec) => literalCheck(spec, "format", (v) => v === "wav" || v === "mp3", 'must be "wav" or "mp3"'),
@@ -32,6 +33,7 @@ export const textToSpeech: ProcessorKind = {
 };
 
 export const yandexSpeechkitTts: ProcessorKind = {
+  output: ["file"],
   args: ["text", "format", "language", "speaker", "emotion", "api_key", "engine"],
   source: "text",
   check: (spec) =>

@@ -13,6 +13,7 @@ import { ProducedFile, type ProcessorCall, type ProcessorKind, type ProcessorSpe
 /** The text kinds of CONTRACT §7, all computed locally. */
 
 export const md5: ProcessorKind = {
+  output: ["string"],
   args: ["text"],
   source: "text",
   async run(call) {
@@ -46,6 +47,7 @@ const RANDOM_TYPES = ["string", "integer", "uuid"];
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
 
 export const random: ProcessorKind = {
+  output: ["string", "number"],
   args: ["random_type", "length"],
   check(spec) {
     return literalCheck(spec, "random_type", (v) => typeof v === "string" && RANDOM_TYPES.includes(v), `must be one of ${RANDOM_TYPES.join(", ")}`) ??
@@ -86,6 +88,7 @@ handlebars.unregisterHelper("log");
 const compiled = new Map<string, HandlebarsTemplateDelegate>();
 
 export const template: ProcessorKind = {
+  output: ["string"],
   args: ["template_string", "syntax", "context"],
   required: ["template_string"],
   check(spec) {
@@ -143,6 +146,7 @@ const SANITIZE: sanitizeHtml.IOptions = {
 };
 
 export const markdown: ProcessorKind = {
+  output: ["string"],
   args: ["text"],
   source: "text",
   async run(call) {
@@ -166,6 +170,7 @@ const TEXT_OPTIONS = {
 };
 
 export const htmlToText: ProcessorKind = {
+  output: ["string"],
   args: ["html"],
   source: "html",
   async run(call) {
@@ -203,6 +208,7 @@ function shortTitle(title: string): string {
 }
 
 export const readability: ProcessorKind = {
+  output: ["object"],
   args: ["text"],
   source: "text",
   async run(call) {
@@ -217,6 +223,7 @@ const sentimentAnalyzer = new Sentiment();
 
 /** The AFINN-165 score (sum of word valences): negative to positive, 0 for neutral text. */
 export const sentiment: ProcessorKind = {
+  output: ["number"],
   args: ["text"],
   source: "text",
   async run(call) {

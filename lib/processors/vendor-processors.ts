@@ -13,6 +13,7 @@ import { vendorBase, vendorJson, vendorRequest } from "./vendor-request";
 
 /** `apiai` on an OpenAI-compatible chat-completions endpoint, answered in Dialogflow v1's shape. */
 export const apiai: ProcessorKind = {
+  output: ["object"],
   args: ["text", "language", "timezone", "contexts", "base_url", "api_key", "subscription_key", "language_token", "model"],
   source: "text",
   check(spec) {
@@ -55,6 +56,7 @@ export const apiai: ProcessorKind = {
 
 /** Google Cloud Translation v2 `detect`, or the local detector without an api_key. */
 export const googleDetectLanguage: ProcessorKind = {
+  output: ["string"],
   args: ["text", "api_key"],
   source: "text",
   async run(call) {
@@ -73,6 +75,7 @@ export const googleDetectLanguage: ProcessorKind = {
 
 /** Google Cloud Translation v2 `translate` (format text). */
 export const googleTranslate: ProcessorKind = {
+  output: ["string"],
   args: ["text", "from", "to", "api_key"],
   required: ["to", "api_key"],
   source: "text",
@@ -97,6 +100,7 @@ export const googleTranslate: ProcessorKind = {
 
 /** Yandex Cloud Translate v2 `translate`; `lang` is "<from>-<to>" or just "<to>". */
 export const yandexTranslate: ProcessorKind = {
+  output: ["string"],
   args: ["text", "lang", "api_key"],
   required: ["lang", "api_key"],
   source: "text",
@@ -125,6 +129,7 @@ const LANG_PAIR = /^[a-z]{2,3}(-[a-z]{2,3})?$/i;
 
 /** Yandex Cloud Translate v2 `detect`, or the local detector without an api_key. */
 export const yandexDetectLanguage: ProcessorKind = {
+  output: ["string"],
   args: ["text", "api_key"],
   source: "text",
   async run(call) {
@@ -147,6 +152,7 @@ export const yandexDetectLanguage: ProcessorKind = {
  * (guarded, redirects followed hop by hop, at most 5) and extracted locally.
  */
 export const readabilityCom: ProcessorKind = {
+  output: ["object"],
   args: ["url", "api_key"],
   source: "url",
   async run(call) {

@@ -26,6 +26,16 @@ describe("processors in a schema, checked when it is saved", () => {
     const unknown = await saveSchema({ a: { type: "string", processors: [{ name: "nope" }] } });
     expect(unknown.status).toBe(422);
     expect(unknown.body.errors).toEqual([{ property: "a", message: 'unknown processor kind "nope"' }]);
+    // The last processor writes the property: a value its type never takes is refused at save.
+    const md5OnFile = await saveSchema({ a: { type: "string" }, f: { type: "file", processors: [{ name: "md5", in: { text: { property: "a" } } }] } });
+    expect(md5OnFile.body.errors).toEqual([{ property: "f", message: 'md5 writes a string, which a property of type "file" never holds' }]);
+    const resizeOnText = await saveSchema({ p: { type: "file" }, t: { type: ["string", "null"], processors: [{ name: "resize", in: { original_image: { property: "p" }, size: { value: [10, 10] } } }] } });
+    expect(resizeOnText.body.errors).toEqual([{ property: "t", message: 'resize writes a file, which a property of type ["string","null"] never holds' }]);
+    for (const [type, name] of [["integer", "sentiment"], ["datetime", "template"], [["number", "string"], "random"], ["object", "readability"]] as const) {
+      const input = name === "template" ? { template_string: { value: "2024-01-01" } } : name === "random" ? {} : { text: { property: "a" } };
+      const fine = await saveSchema({ a: { type: "string" }, v: { type, processors: [{ name, in: input }] } });
+      expect(fine.status, `${name} into ${JSON.stringify(type)}: ${fine.text}`).toBe(201);
+    }
     const unnamed = await saveSchema({ a: { type: "string", processors: [{}] } });
     expect(unnamed.body.errors).toEqual([{ property: "a", message: 'processor 1 needs a "name" (its kind)' }]);
 
