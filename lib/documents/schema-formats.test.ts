@@ -34,3 +34,21 @@ describe("draft 4 formats", () => {
     expect(compileSchema({ type: "object", properties: { n: { format: "email" } } }).validate({ n: 5 })).toEqual([]);
   });
 });
+
+describe("uniqueItems", () => {
+  const compiled = compileSchema({ type: "object", properties: { list: { type: "array", uniqueItems: true }, free: { type: "array", uniqueItems: false } } }, { checkArca: true });
+
+  it("finds equal items whatever their key order, and only equal ones", () => {
+    expect(compiled.validate({ list: [{ a: 1, b: [1, { c: 2 }] }, { b: [1, { c: 2 }], a: 1 }] })).toEqual([{ property: "list", message: "must NOT have duplicate items (items ## 0 and 1 are identical)" }]);
+    expect(compiled.validate({ list: [1, "1", [1], { a: 1 }, { a: "1" }, null, true, 1.5] })).toEqual([]);
+    expect(compiled.validate({ list: [2, 1, 2] })).toEqual([{ property: "list", message: "must NOT have duplicate items (items ## 0 and 2 are identical)" }]);
+    expect(compiled.validate({ free: [1, 1] })).toEqual([]);
+  });
+
+  it("checks 100,000 objects by their canonical JSON (ajv compared them pair by pair, for minutes)", () => {
+    const list = Array.from({ length: 100_000 }, (_, i) => ({ i, tag: "x" }));
+    expect(compiled.validate({ list })).toEqual([]);
+    list.push({ tag: "x", i: 99_999 });
+    expect(compiled.validate({ list })[0].message).toBe("must NOT have duplicate items (items ## 99999 and 100000 are identical)");
+  });
+});

@@ -24,6 +24,47 @@ export function addDraft4Formats(ajv: Pick<Ajv, "addFormat">): void {
   for (const [name, validate] of Object.entries(DRAFT4_FORMATS)) ajv.addFormat(name, { type: "string", validate });
 }
 
+/**
+ * `uniqueItems` in linear time. Ajv compares arrays of objects pair by pair with a deep equality:
+ * 20,000 objects held the event loop (every project's requests) for 7 s, 100,000 for minutes.
+ * Here each item's canonical JSON (keys sorted: JSON Schema equality ignores key order) goes
+ * into a Set. Registered on every Ajv instance that validates request data.
+ */
+export function addLinearUniqueItems(ajv: Ajv): void {
+  ajv.removeKeyword("uniqueItems");
+  ajv.addKeyword({
+    keyword: "uniqueItems",
+    type: "array",
+    schemaType: "boolean",
+    errors: true,
+    validate: function unique(wanted: boolean, data: unknown[]): boolean {
+      if (!wanted) return true;
+      const seen = new Map<string, number>();
+      for (const [index, item] of data.entries()) {
+        const key = canonicalJson(item);
+        const first = seen.get(key);
+        if (first !== undefined) {
+          (unique as { errors?: unknown[] }).errors = [
+            { keyword: "uniqueItems", message: `must NOT have duplicate items (items ## ${first} and ${index} are identical)`, params: { i: index, j: first } },
+          ];
+          return false;
+        }
+        seen.set(key, index);
+      }
+      return true;
+    },
+  });
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
+
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";
 // RFC 3339 date-time.
 const DATE_TIME = linearRegExp("^\\d{4}-\\d{2}-\\d{2}[Tt ]\\d{2}:\\d{2}:\\d{2}(?:\\.\\d+)?(?:[Zz]|[+-]\\d{2}:\\d{2})$");

@@ -4,7 +4,7 @@ import type { ValidateFunction } from "ajv";
 import { validationError, type PropertyError } from "../errors";
 import { checkPublicUrl } from "../net/outbound-guard";
 import { isCredentialHeader } from "../auth/redact-credentials";
-import { addDraft4Formats, loopsWithoutEnd, MULTIPLE_OF_PRECISION } from "../documents/schema-formats";
+import { addDraft4Formats, addLinearUniqueItems, loopsWithoutEnd, MULTIPLE_OF_PRECISION } from "../documents/schema-formats";
 
 /**
  * A hook as `_hooks` shows it (CONTRACT §8), its validation and defaults. Stored whole as the
@@ -215,6 +215,7 @@ function isHttpUrl(text: string): boolean {
 
 const conditionsAjv = new Ajv({ allErrors: false, strict: false, validateSchema: true, multipleOfPrecision: MULTIPLE_OF_PRECISION, code: { regExp: linearRegExp } });
 addDraft4Formats(conditionsAjv);
+addLinearUniqueItems(conditionsAjv);
 const compiled = new Map<string, ValidateFunction>();
 
 function schemaProblem(schema: Record<string, unknown>): string | undefined {
