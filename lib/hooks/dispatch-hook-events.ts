@@ -2,10 +2,16 @@ import type pg from "pg";
 import { pool } from "../db/pool";
 import { query, transaction } from "../db/query";
 import { raw, sql } from "../db/sql";
-import { comparePositions, readCommittedEvents, readEventsPastCursor, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
+import { comparePositions, readCommittedEvents, readEventsPastCursor, visibleInSnapshot, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
 import { timeOrderedUuid } from "./hook-history";
 import type { StepResult } from "../outbox/outbox-loop";
 import { matchesConditions, type Hook } from "./hook";
+
+/** A hook's row: its data and the snapshot its current matching began at (migration 0022). */
+export interface StoredHook {
+  data: Hook;
+  matching_since: string | null;
+}
 
 /**
  * The hooks' reader of the outbox: takes committed events in commit order past the `hooks`
@@ -182,13 +188,21 @@ async function dispatchLocked(
  * Queued for a hook made inactive, they wait for it as its other queued deliveries do; a delete
  * then ends them ("Hook was deleted").
  */
-export async function queueDeliveriesBeforeHookChange(client: pg.PoolClient, projectId: string, hook: Hook): Promise<void> {
-  if (!hook.is_active) return;
+export async function queueDeliveriesBeforeHookChange(client: pg.PoolClient, projectId: string, hook: StoredHook, snapshot: string): Promise<void> {
+  if (!hook.data.is_active) return;
   let after: OutboxPosition | undefined;
   for (;;) {
-    const events = await readEventsPastCursor(client, { cursor: CURSOR, projectId, collectionId: hook.collection, kinds: hook.triggers, after, limit: CATCH_UP_PAGE });
+    const events = await readEventsPastCursor(client, {
+      cursor: CURSOR,
+      projectId,
+      collectionId: hook.data.collection,
+      kinds: hook.data.triggers,
+      after,
+      limit: CATCH_UP_PAGE,
+      visibleIn: snapshot,
+    });
     if (!events.length) return;
-    await queueDeliveries(client, events, Infinity, { project_id: projectId, data: hook });
+    await queueDeliveries(client, events, Infinity, { project_id: projectId, ...hook });
     if (events.length < CATCH_UP_PAGE) return;
     after = events[events.length - 1];
   }
@@ -241,28 +255,30 @@ async function queueDeliveries(
   client: pg.PoolClient,
   wanted: OutboxEvent[],
   budget = Infinity,
-  only?: { project_id: string; data: Hook },
+  only?: { project_id: string } & StoredHook,
 ): Promise<{ queued: number; through?: OutboxEvent }> {
   if (!wanted.length) return { queued: 0 };
   const hooks = only
     ? [only]
-    : await query<{ project_id: string; data: Hook }>(
-        sql`SELECT project_id, data FROM hooks WHERE is_active AND (project_id, collection_id) IN
+    : await query<{ project_id: string } & StoredHook>(
+        sql`SELECT project_id, data, matching_since::text FROM hooks WHERE is_active AND (project_id, collection_id) IN
           (SELECT * FROM unnest(${wanted.map((e) => e.projectId)}::text[], ${wanted.map((e) => e.collectionId)}::text[]))`,
         client,
         { prepared: true },
       );
-  const byScope = new Map<string, Hook[]>();
-  for (const { project_id, data } of hooks) {
+  const byScope = new Map<string, StoredHook[]>();
+  for (const { project_id, data, matching_since } of hooks) {
     const key = `${project_id}\u0000${data.collection}`;
-    byScope.set(key, [...(byScope.get(key) ?? []), data]);
+    byScope.set(key, [...(byScope.get(key) ?? []), { data, matching_since }]);
   }
   const rows = { id: [] as string[], project: [] as string[], hook: [] as string[], event: [] as number[], trigger: [] as string[], collection: [] as string[], document: [] as string[] };
   let through: OutboxEvent | undefined;
   for (const [i, event] of wanted.entries()) {
-    const matching = (byScope.get(`${event.projectId}\u0000${event.collectionId}`) ?? []).filter(
-      (hook) => hook.triggers.includes(event.kind) && matchesConditions(hook, event.document),
-    );
+    const matching = (byScope.get(`${event.projectId}\u0000${event.collectionId}`) ?? [])
+      // A change committed before this version of the hook belongs to the versions before it.
+      .filter(({ matching_since }) => matching_since === null || !visibleInSnapshot(event.txid, matching_since))
+      .map(({ data }) => data)
+      .filter((hook) => hook.triggers.includes(event.kind) && matchesConditions(hook, event.document));
     if (rows.id.length && rows.id.length + matching.length > budget) {
       through = wanted[i - 1];
       break;

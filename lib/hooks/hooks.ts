@@ -1,9 +1,10 @@
+import type pg from "pg";
 import { query, queryOne, transaction, type Queryable } from "../db/query";
 import { sql } from "../db/sql";
 import { conflict, notFound, validationError } from "../errors";
 import { newDocumentId } from "../documents/document-id";
 import { parseHook, type Hook } from "./hook";
-import { queueDeliveriesBeforeHookChange } from "./dispatch-hook-events";
+import { queueDeliveriesBeforeHookChange, type StoredHook } from "./dispatch-hook-events";
 
 /**
  * The project's hooks (`_hooks`): written like documents (create, save, patch, delete), each
@@ -41,8 +42,8 @@ export async function createHook(projectId: string, body: Record<string, unknown
   const hook = await parseHook(newDocumentId(body._id, pathId), body);
   mayWatch?.(hook.collection);
   const rows = await query<{ data: Hook }>(
-    sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data)
-        VALUES (${projectId}, ${hook._id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb)
+    sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data, matching_since)
+        VALUES (${projectId}, ${hook._id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb, pg_current_snapshot())
         ON CONFLICT (project_id, id) DO NOTHING RETURNING data`,
   );
   if (!rows.length) throw conflict("Document with this _id already exists.");
@@ -54,13 +55,13 @@ export async function saveHook(projectId: string, id: string, body: Record<strin
   const hook = await parseHook(newDocumentId(body._id, id), body);
   mayWatch?.(hook.collection);
   const row = await transaction(async (client) => {
-    const before = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
-    if (before && narrowsMatching(before.data, hook)) await queueDeliveriesBeforeHookChange(client, projectId, before.data);
+    const before = await lockHook(client, projectId, id);
+    const since = !before || changesMatching(before.data, hook) ? await beginMatching(client, projectId, before) : null;
     const [row] = await query<{ data: Hook; created: boolean }>(
-      sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data)
-          VALUES (${projectId}, ${id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb)
+      sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data, matching_since)
+          VALUES (${projectId}, ${id}, ${hook.collection}, ${hook.is_active}, ${JSON.stringify(hook)}::jsonb, ${since}::pg_snapshot)
           ON CONFLICT (project_id, id) DO UPDATE SET collection_id = EXCLUDED.collection_id, is_active = EXCLUDED.is_active,
-            data = EXCLUDED.data, updated_at = now()
+            data = EXCLUDED.data, updated_at = now(), matching_since = coalesce(EXCLUDED.matching_since, hooks.matching_since)
           RETURNING data, (xmax = 0) AS created`,
       client,
     );
@@ -71,19 +72,31 @@ export async function saveHook(projectId: string, id: string, body: Record<strin
   return { hook: row.data, created: row.created };
 }
 
-/**
- * Whether the changed hook may want fewer of the events the dispatcher has not reached yet than
- * it did (deactivated, re-pointed, other triggers or conditions): those it wanted are queued
- * first, as it was (`queueDeliveriesBeforeHookChange`).
- */
-function narrowsMatching(before: Hook, after: Hook): boolean {
-  if (!before.is_active) return false;
+/** Whether the change makes the hook match other events: active, collection, triggers or conditions. */
+function changesMatching(before: Hook, after: Hook): boolean {
   return (
-    !after.is_active ||
-    after.collection !== before.collection ||
-    JSON.stringify(after.conditions ?? null) !== JSON.stringify(before.conditions ?? null) ||
-    before.triggers.some((trigger) => !after.triggers.includes(trigger))
+    before.is_active !== after.is_active ||
+    before.collection !== after.collection ||
+    JSON.stringify(before.conditions ?? null) !== JSON.stringify(after.conditions ?? null) ||
+    [...before.triggers].sort().join() !== [...after.triggers].sort().join()
   );
+}
+
+async function lockHook(client: Queryable, projectId: string, id: string): Promise<StoredHook | undefined> {
+  return queryOne<StoredHook>(sql`SELECT data, matching_since::text FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
+}
+
+/**
+ * A hook matches a change as it was when the change committed. When its matching changes (or it
+ * goes), the changes committed before (visible in one snapshot, taken here) that the dispatcher
+ * has not read yet are queued for the version they belong to, `before`; the new version starts
+ * at that snapshot (`matching_since`), and the dispatcher gives it only what committed after.
+ * Answers the snapshot.
+ */
+async function beginMatching(client: Queryable, projectId: string, before: StoredHook | undefined): Promise<string> {
+  const [{ snapshot }] = await query<{ snapshot: string }>(sql`SELECT pg_current_snapshot()::text AS snapshot`, client);
+  if (before) await queueDeliveriesBeforeHookChange(client as pg.PoolClient, projectId, before, snapshot);
+  return snapshot;
 }
 
 /**
@@ -102,16 +115,17 @@ async function endDeliveriesOfOtherCollections(projectId: string, hook: Hook, cl
 /** PATCH: `body`'s top-level keys replace the stored ones; the result is validated whole. */
 export async function patchHook(projectId: string, id: string, body: Record<string, unknown>, mayWatch?: WatchCheck): Promise<Hook> {
   return transaction(async (client) => {
-    const row = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
+    const row = await lockHook(client, projectId, id);
     if (!row) throw notFound("Document not found.");
     const { _id, ...changes } = body;
     // As a document's PATCH: the body may repeat the id, never change it.
     if (_id !== undefined && _id !== id) throw validationError("Validation error", [{ property: "_id", message: "cannot be changed" }]);
     const hook = await parseHook(id, changes, row.data);
     if (redirectsDeliveries(row.data, hook)) mayWatch?.(hook.collection);
-    if (narrowsMatching(row.data, hook)) await queueDeliveriesBeforeHookChange(client, projectId, row.data);
+    const since = changesMatching(row.data, hook) ? await beginMatching(client, projectId, row) : null;
     await query(
-      sql`UPDATE hooks SET collection_id = ${hook.collection}, is_active = ${hook.is_active}, data = ${JSON.stringify(hook)}::jsonb, updated_at = now()
+      sql`UPDATE hooks SET collection_id = ${hook.collection}, is_active = ${hook.is_active}, data = ${JSON.stringify(hook)}::jsonb, updated_at = now(),
+            matching_since = coalesce(${since}::pg_snapshot, matching_since)
           WHERE project_id = ${projectId} AND id = ${id}`,
       client,
     );
@@ -135,10 +149,10 @@ async function wakeWorkersFor(projectId: string, id: string, client?: Queryable)
 
 export async function deleteHook(projectId: string, id: string): Promise<void> {
   await transaction(async (client) => {
-    const before = await queryOne<{ data: Hook }>(sql`SELECT data FROM hooks WHERE project_id = ${projectId} AND id = ${id} FOR UPDATE`, client);
+    const before = await lockHook(client, projectId, id);
     if (!before) throw notFound("Document not found.");
     // Its changes not yet dispatched are queued first, then ended with the others: on record.
-    await queueDeliveriesBeforeHookChange(client, projectId, before.data);
+    await beginMatching(client, projectId, before);
     const rows = await query(sql`DELETE FROM hooks WHERE project_id = ${projectId} AND id = ${id} RETURNING id`, client);
     if (!rows.length) throw notFound("Document not found.");
     await query(

@@ -139,7 +139,7 @@ export async function readCommittedEvents(db: Queryable, options: ReadOptions): 
  */
 export async function readEventsPastCursor(
   db: Queryable,
-  options: { cursor: string; projectId: string; collectionId: string; kinds: EventKind[]; after?: OutboxPosition; limit: number },
+  options: { cursor: string; projectId: string; collectionId: string; kinds: EventKind[]; after?: OutboxPosition; limit: number; visibleIn?: string },
 ): Promise<OutboxEvent[]> {
   const from = options.after
     ? sql`(${options.after.txid}::xid8, ${options.after.id}::bigint)`
@@ -149,11 +149,24 @@ export async function readEventsPastCursor(
         FROM document_events e
         WHERE e.project_id = ${options.projectId} AND e.collection_id = ${options.collectionId} AND e.kind = ANY(${options.kinds}::text[])
           AND (e.txid, e.id) > ${from}
+          AND ${options.visibleIn === undefined ? raw("TRUE") : sql`pg_visible_in_snapshot(e.txid, ${options.visibleIn}::pg_snapshot)`}
         ORDER BY e.txid, e.id
         LIMIT ${options.limit}`,
     db,
   );
   return rows.map(toEvent);
+}
+
+/**
+ * Whether the transaction `txid` had committed when `snapshot` (`pg_snapshot` text,
+ * `xmin:xmax:xip,...`) was taken, as PostgreSQL's `pg_visible_in_snapshot` answers.
+ */
+export function visibleInSnapshot(txid: string, snapshot: string): boolean {
+  const [xmin, xmax, running] = snapshot.split(":");
+  const id = BigInt(txid);
+  if (id < BigInt(xmin)) return true;
+  if (id >= BigInt(xmax)) return false;
+  return !(running ?? "").split(",").some((x) => x !== "" && BigInt(x) === id);
 }
 
 /** The newest committed position (for a consumer that starts at "now"). */

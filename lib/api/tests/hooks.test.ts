@@ -381,6 +381,35 @@ describe("deliveries", () => {
     expect(receiver.requests.filter(forHook(gone._id))).toEqual([]);
   });
 
+  it("a change committed while a hook was inactive, narrower or not yet made never reaches it, even when the dispatcher reads it after the hook changed", async () => {
+    const c = unique("before");
+    const waking = await createHook({ collection: c, url: `${receiver.url}/ok/waking`, is_active: false });
+    const widened = await createHook({ collection: c, url: `${receiver.url}/ok/widened`, triggers: ["updated"] });
+    const holder = new pg.Client({ connectionString: inject("databaseUrl") });
+    await holder.connect();
+    let late = "";
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_current_xact_id()");
+      expect((await t.server.request(docs(c), as({ json: { _id: "early" } }))).status).toBe(201);
+      // The dispatcher cannot have read it: now the hooks change, and one is made.
+      expect((await t.server.request(`${hooksPath}${waking._id}/`, as({ method: "PATCH", json: { is_active: true } }))).status).toBe(200);
+      expect((await t.server.request(`${hooksPath}${widened._id}/`, as({ method: "PATCH", json: { triggers: ["created", "updated"] } }))).status).toBe(200);
+      late = (await createHook({ collection: c, url: `${receiver.url}/ok/late` }))._id;
+    } finally {
+      await holder.query("COMMIT");
+      await holder.end();
+    }
+    // Changes after the hooks changed reach them all, and only those.
+    expect((await t.server.request(docs(c), as({ json: { _id: "after" } }))).status).toBe(201);
+    for (const id of [waking._id, widened._id, late]) await receiver.waitFor(1, 10_000, forHook(id));
+    await new Promise((r) => setTimeout(r, 300));
+    for (const id of [waking._id, widened._id, late]) {
+      expect(receiver.requests.filter(forHook(id)).map((r) => JSON.parse(r.body).payload._id), id).toEqual(["after"]);
+      expect((await history(id)).map((item) => item.document_id), id).toEqual(["after"]);
+    }
+  });
+
   it("retries with exponential back-off (2, 4 s ...), or constant 2 s, and honours Retry-After", async () => {
     const c = unique("retry");
     const exponential = await createHook({ collection: c, url: `${receiver.url}/fail/exp` });
