@@ -45,6 +45,8 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
   }
   const principal = c.get("principal");
   for (const id of collections) if (!mayReach(principal, "read", id)) throw forbidden(`Not allowed to read in collection ${id}`);
+  // A list's full-text search has no meaning on a stream of changes: refused, never ignored.
+  if (c.req.query("text") !== undefined) throw badRequest("text is not taken by the change feed: select changes with filter");
   const filterParam = c.req.query("filter");
   let filter: FilterNode | undefined;
   if (filterParam) {

@@ -291,6 +291,12 @@ describe("change feed", () => {
     expect(gone.status).toBe(410);
     const malformed = await subscribe(`/api/collections/${c}/events/?last_event_id=abc`, { token: other.token, project: other.project });
     expect(malformed.status).toBe(400);
+    await malformed.closed;
+    // A list's text search is refused on the feed, never ignored (it streamed everything).
+    const searched = await subscribe(`/api/collections/${c}/events/?text=fox`, { token: other.token, project: other.project });
+    expect(searched.status).toBe(400);
+    await searched.closed;
+    expect(JSON.parse(searched.body)).toEqual({ message: "text is not taken by the change feed: select changes with filter" });
   });
 
   it("EventSource on the bare host names the project with ?project=", async () => {
