@@ -1,4 +1,5 @@
 import { Hono } from "hono";
+import { getPathNoStrict } from "hono/utils/url";
 import type { ApiEnv } from "../http/env";
 import { edgeHeaders, headLength } from "../http/edge-headers";
 import { errorResponse } from "../http/errors";
@@ -24,12 +25,23 @@ import { bindUsageApi } from "./usage";
 import { bindUserApi } from "./user";
 
 /**
+ * The path routes are matched on: Hono's (percent-decoded once, `%25` kept), with line terminators
+ * encoded again. Its router's patterns match any character but those (a regex `.`), so a key
+ * holding a newline (`.../documents/d1/a%0Ab/`) found no route (404 Page not found); a parameter
+ * is decoded when read, so the handler still sees the newline.
+ */
+function routingPath(request: Request): string {
+  return getPathNoStrict(request).replace(/[\n\r\u2028\u2029]/g, (c) => encodeURIComponent(c));
+}
+
+/**
  * The whole `/api/`: one Hono app, served by both doors (the catch-all Next route handler and
- * `npm start`'s custom server). `strict: false` answers every path with and without its trailing
- * slash, never with a redirect (a 3xx breaks POST clients).
+ * `npm start`'s custom server). Not strict (`routingPath` is built on Hono's `getPathNoStrict`):
+ * every path answers with and without its trailing slash, never with a redirect (a 3xx breaks
+ * POST clients).
  */
 export function createApiApp(): Hono<ApiEnv> {
-  const app = new Hono<ApiEnv>({ strict: false }).basePath("/api");
+  const app = new Hono<ApiEnv>({ getPath: routingPath }).basePath("/api");
   app.onError((error, c) => errorResponse(c, error));
   app.notFound(notFoundOrMethodNotAllowed(app));
   // CORS, preflights and frame protection first: they hold for every answer, before any lookup.

@@ -142,6 +142,15 @@ describe("documents: create, read, save, patch, delete", () => {
     expect((await t.server.request("/api/collections/odd-schema/schema/properties/%2541/", as())).body).toEqual({ type: "integer" });
     expect((await t.server.request("/api/collections/odd-schema/schema/properties/%2541/", as({ method: "DELETE" }))).status).toBe(204);
     expect((await t.server.request("/api/collections/odd-schema/schema/properties/", as())).body).toEqual({ A: { type: "string" } });
+
+    // Line terminators in a key: reached like any other character (the router once missed them).
+    await t.server.request(docs("odd-keys"), as({ json: { _id: "nl", "a\nb": 1, "a\rb": 2, "a\u2028b": 3, "a\u2029b": 4 } }));
+    for (const [encoded, value] of [["a%0Ab", 1], ["a%0Db", 2], ["a%E2%80%A8b", 3], ["a%E2%80%A9b", 4]] as const)
+      expect((await t.server.request(`${docs("odd-keys")}nl/${encoded}/`, as())).body, encoded).toBe(value);
+    expect((await t.server.request(`${docs("odd-keys")}nl/a%0Ab/`, as({ method: "DELETE" }))).status).toBe(204);
+    expect((await t.server.request(`${docs("odd-keys")}nl/a%0Ab/`, as())).body).toEqual({ message: "Document property not found." });
+    // A document id cannot hold one (CONTRACT §5): a 404 of the document, not of the route.
+    expect((await t.server.request(`${docs("odd-keys")}n%0Al/`, as())).body).toEqual({ message: "Document not found." });
   });
 
   it("a property write nests no deeper than a body may (64 levels): its path counts, never a 500", async () => {
