@@ -134,9 +134,25 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
       return handle(req, res, parse(req.url ?? "/", true));
     };
   }
-  const server = http.createServer((req, res) => {
+  // A request without Host comes through (Node answered it with a bare 400 of its own) and gets
+  // the same JSON 400, with the CORS headers, as every other request this server cannot place.
+  const server = http.createServer({ requireHostHeader: false }, (req, res) => {
+    // The absolute form (`GET http://demo.localhost:3000/api/ HTTP/1.1`), which RFC 9112 has a
+    // server accept: its authority is the Host.
+    const absolute = /^https?:\/\/([^/?#]*)([^#]*)$/i.exec(req.url ?? "");
+    if (absolute) {
+      req.url = absolute[2].startsWith("/") ? absolute[2] : `/${absolute[2]}`;
+      req.headers.host = absolute[1];
+      // The API reads headers from rawHeaders (name, value, name, value...).
+      const at = req.rawHeaders.findIndex((name, i) => i % 2 === 0 && name.toLowerCase() === "host");
+      if (at === -1) req.rawHeaders.push("Host", absolute[1]);
+      else req.rawHeaders[at + 1] = absolute[1];
+    }
     // `GET *` (a request-target that is no path) is for OPTIONS to a proxy, never for us.
-    if (!req.url?.startsWith("/")) return void res.writeHead(400, { "content-type": "application/json" }).end('{"message":"Bad request"}');
+    if (!req.url?.startsWith("/")) {
+      const body = '{"message":"Bad request: the request-target is not a path"}';
+      return void res.writeHead(400, { ...edgeHeadersFor(req.headers.origin), "content-type": "application/json", "content-length": String(body.length) }).end(body);
+    }
     if ((req.url === "/api" || req.url.startsWith("/api/") || req.url.startsWith("/api?")) && !hasLooseSegments(req.url)) return void api(req, res);
     const target = apiTarget(req.url);
     if (target && "rewrite" in target) {
@@ -149,6 +165,8 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
     }
     // The dashboard lives on the bare host only: on a project's host (where that project's files
     // are served) its pages, and the session cookie they would set, have no business.
+    // Next builds its URLs from the Host: without one, the dashboard has no page to give.
+    if (dashboard && !req.headers.host) return void res.writeHead(400, { "content-type": "text/plain" }).end("Bad request: missing Host header");
     if (dashboard && projectFromHost(req.headers.host, config().baseDomain) !== undefined)
       return void res.writeHead(308, { location: publicOrigin() + req.url, "content-type": "text/plain" }).end("The dashboard is at " + publicOrigin());
     if (dashboard) return void dashboard(req, res);

@@ -1,4 +1,5 @@
 import http from "node:http";
+import net from "node:net";
 import { expect, test } from "@playwright/test";
 import { api, BASE_URL, createProjectViaApi, createTokenViaApi, signUpViaApi, uniqueEmail } from "./support/api";
 import { signIn } from "./support/sign-in";
@@ -103,4 +104,13 @@ test("a project's host sends dashboard pages to the bare host, and still serves 
   }
   // Its API is unchanged there (no such project: the API's own 404).
   expect((await ask("/api/collections/", `demo.localhost:${port}`)).status).toBe(404);
+  // A request without Host gets a 400 from the dashboard's side too, never a crash of Next.
+  const hostless = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname, () => socket.write("GET /signin HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    let text = "";
+    socket.on("data", (chunk) => (text += chunk));
+    socket.on("end", () => resolve(text));
+    socket.on("error", reject);
+  });
+  expect(hostless).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
 });

@@ -195,6 +195,26 @@ describe("requests Node's HTTP parser refuses", () => {
     expect(huge.split("\r\n\r\n")[1]).toBe('{"message":"Request header fields too large"}');
   });
 
+  it("the absolute form is served as its path, its authority the Host; a target that is no path and a missing Host get the JSON 400 with CORS", async () => {
+    const absolute = await rawExchange(`GET http://localhost/api/collections/?x=1 HTTP/1.1\r\nHost: elsewhere\r\nConnection: close\r\nX-Project: ${t.owner.project}\r\nAuthorization: Token ${t.owner.token}\r\n\r\n`);
+    expect(absolute, absolute).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    // Its authority names the project as a Host would.
+    const byHost = await rawExchange(`GET http://${t.owner.project}.localhost/api/collections/ HTTP/1.1\r\nConnection: close\r\nAuthorization: Token ${t.owner.token}\r\n\r\n`);
+    expect(byHost).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
+    for (const line of ["GET * HTTP/1.1", "OPTIONS * HTTP/1.1"]) {
+      const star = await rawExchange(`${line}\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+      expect(star, line).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+      expect(star).toMatch(/\r\naccess-control-allow-origin: \*\r\n/);
+      expect(star.split("\r\n\r\n")[1]).toBe('{"message":"Bad request: the request-target is not a path"}');
+    }
+    for (const version of ["1.1", "1.0"]) {
+      const hostless = await rawExchange(`GET /api/health HTTP/${version}\r\nConnection: close\r\n\r\n`);
+      expect(hostless, version).toMatch(/^HTTP\/1\.[01] 400 Bad Request\r\n/);
+      expect(hostless).toMatch(/\r\naccess-control-allow-origin: \*\r\n/);
+      expect(JSON.parse(hostless.split("\r\n\r\n")[1]).message).toMatch(/^Bad request/);
+    }
+  });
+
   it("read every header line within the size limit: none dropped after the 2,000th (X-Project there still counts)", async () => {
     const filler = Array.from({ length: 2500 }, (_, i) => `x${i}: 1\r\n`).join("");
     const answer = await rawExchange(`GET /api/collections/ HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n${filler}X-Project: ${t.owner.project}\r\nAuthorization: Token ${t.owner.token}\r\n\r\n`);
