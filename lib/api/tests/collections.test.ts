@@ -376,6 +376,8 @@ describe("index definitions", () => {
       [[{ type: "simple", property: "a.__proto__" }], { property: "indexes.0.property", message: "must be a property path" }],
       [[{ type: "compound", properties: ["__proto__", "b"] }], { property: "indexes.0.properties", message: "must be an array of property paths" }],
       [[{ type: "simple", property: "a" }, { type: "simple", property: "a", unique: false }], { property: "indexes.1", message: "is the same index as indexes.0" }],
+      // Each index is work for every project's writes (they share the documents table).
+      [Array.from({ length: 33 }, (_, i) => ({ type: "simple", property: `p${i}` })), { property: "indexes", message: "at most 32 indexes on a collection" }],
     ];
     for (const [indexes, error] of cases) {
       const res = await t.server.request("/api/collections/indexed-badly/", as({ method: "PUT", json: { indexes } }));
