@@ -33,18 +33,14 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
   const [deleteFiles, setDeleteFiles] = useState(project.settings.delete_files);
   const [filesLimit, setFilesLimit] = useState(splitLimit(project.settings.files_size_limit));
   const [dataLimit, setDataLimit] = useState(splitLimit(project.settings.data_size_limit));
-  const [ttl, setTtl] = useState(project.settings.orphan_files_ttl);
-  const [eventsTtl, setEventsTtl] = useState(project.settings.events_ttl);
-  const [historyTtl, setHistoryTtl] = useState(project.settings.hooks_history_ttl);
+  const [durations, setDurations] = useState(() => Object.fromEntries(DURATION_SETTINGS.map(({ name }) => [name, project.settings[name]])) as Record<DurationSetting, string>);
   const [saved, setSaved] = useState(false);
   const apiError = update.error instanceof ApiError ? update.error : undefined;
 
   const filesBytes = joinLimit(filesLimit.amount, filesLimit.unit);
   const dataBytes = joinLimit(dataLimit.amount, dataLimit.unit);
-  const ttlValid = DURATION.test(ttl.trim());
-  const eventsTtlValid = DURATION.test(eventsTtl.trim());
-  const historyTtlValid = DURATION.test(historyTtl.trim());
-  const valid = name.trim() !== "" && filesBytes !== undefined && dataBytes !== undefined && ttlValid && eventsTtlValid && historyTtlValid;
+  const durationsValid = Object.values(durations).every((value) => DURATION.test(value.trim()));
+  const valid = name.trim() !== "" && filesBytes !== undefined && dataBytes !== undefined && durationsValid;
   const duration = (value: string) => (value.trim() === "0" ? "" : value.trim());
 
   async function submit(event: React.FormEvent) {
@@ -59,9 +55,7 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
         delete_files: deleteFiles,
         files_size_limit: filesBytes,
         data_size_limit: dataBytes,
-        orphan_files_ttl: duration(ttl),
-        events_ttl: duration(eventsTtl),
-        hooks_history_ttl: duration(historyTtl),
+        ...Object.fromEntries(DURATION_SETTINGS.map(({ name }) => [name, duration(durations[name])])),
       };
       const settings = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => project.settings[key as keyof typeof wanted] !== value));
       await update.mutateAsync({ name: name.trim(), ...(Object.keys(settings).length ? { settings } : {}) });
@@ -101,34 +95,16 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
               error={apiError?.errorFor("settings.data_size_limit")}
             />
           </div>
-          <TextField
-            label="Orphan files TTL"
-            name="orphan_files_ttl"
-            value={ttl}
-            placeholder="168h"
-            onChange={(e) => setTtl(e.target.value)}
-            hint='Files whose document is gone are removed after this long: a number with ms, s, m, h or d ("168h" is a week). Empty: never.'
-            error={!ttlValid ? 'Use a duration like "168h", "30m" or "7d", or leave it empty.' : apiError?.errorFor("settings.orphan_files_ttl")}
-          />
-          <div className="grid gap-5 sm:grid-cols-2">
-            <TextField
-              label="Change feed replay"
-              name="events_ttl"
-              value={eventsTtl}
-              placeholder="24h"
-              onChange={(e) => setEventsTtl(e.target.value)}
-              hint="How far back a client reconnecting to the change feed can resume (Last-Event-ID). Empty: kept for ever."
-              error={!eventsTtlValid ? 'Use a duration like "24h" or "7d", or leave it empty.' : apiError?.errorFor("settings.events_ttl")}
-            />
-            <TextField
-              label="Hooks history kept"
-              name="hooks_history_ttl"
-              value={historyTtl}
-              placeholder="720h"
-              onChange={(e) => setHistoryTtl(e.target.value)}
-              hint="How long finished deliveries stay in the hooks history. Empty: kept for ever."
-              error={!historyTtlValid ? 'Use a duration like "720h" or "30d", or leave it empty.' : apiError?.errorFor("settings.hooks_history_ttl")}
-            />
+          <div className="grid gap-5 sm:grid-cols-3">
+            {DURATION_SETTINGS.map((setting) => (
+              <DurationField
+                key={setting.name}
+                {...setting}
+                value={durations[setting.name]}
+                onChange={(value) => setDurations((current) => ({ ...current, [setting.name]: value }))}
+                serverError={apiError?.errorFor(`settings.${setting.name}`)}
+              />
+            ))}
           </div>
           <Checkbox
             label="Debug log"
@@ -152,6 +128,51 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
         )}
       </form>
     </Card>
+  );
+}
+
+type DurationSetting = "orphan_files_ttl" | "events_ttl" | "hooks_history_ttl";
+
+const DURATION_SETTINGS: { name: DurationSetting; label: string; placeholder: string; hint: string }[] = [
+  {
+    name: "orphan_files_ttl",
+    label: "Orphan files TTL",
+    placeholder: "168h",
+    hint: 'Files whose document is gone are removed after this long: a number with ms, s, m, h or d ("168h" is a week). Empty: never.',
+  },
+  { name: "events_ttl", label: "Change feed replay", placeholder: "24h", hint: "How far back a client reconnecting to the change feed can resume (Last-Event-ID). Empty: kept for ever." },
+  { name: "hooks_history_ttl", label: "Hooks history kept", placeholder: "720h", hint: "How long finished deliveries stay in the hooks history. Empty: kept for ever." },
+];
+
+/** A duration setting (`"168h"`, `"30m"`, `""` for never): checked as typed, the server's error after. */
+function DurationField({
+  label,
+  name,
+  value,
+  placeholder,
+  onChange,
+  hint,
+  serverError,
+}: {
+  label: string;
+  name: string;
+  value: string;
+  placeholder: string;
+  onChange: (value: string) => void;
+  hint: string;
+  serverError?: string;
+}) {
+  const valid = DURATION.test(value.trim());
+  return (
+    <TextField
+      label={label}
+      name={name}
+      value={value}
+      placeholder={placeholder}
+      onChange={(e) => onChange(e.target.value)}
+      hint={hint}
+      error={valid ? serverError : `Use a duration like "${placeholder}", "30m" or "7d", or leave it empty.`}
+    />
   );
 }
 

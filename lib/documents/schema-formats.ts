@@ -1,6 +1,7 @@
 import net from "node:net";
 import type { Ajv } from "ajv";
 import { linearRegExp } from "../query/linear-regexp";
+import { canonicalJson } from "../query/json-values";
 
 /**
  * The formats JSON Schema draft 4 defines (its validation spec, section 7.3): `date-time`,
@@ -54,15 +55,6 @@ export function addLinearUniqueItems(ajv: Ajv): void {
       return true;
     },
   });
-}
-
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
 }
 
 const LABEL = "[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?";

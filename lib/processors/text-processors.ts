@@ -9,6 +9,7 @@ import Sentiment from "sentiment";
 import { isFileRecordShape } from "../files/file-record";
 import { MAX_TEXT_BYTES } from "./processor-limits";
 import { ProducedFile, type ProcessorCall, type ProcessorKind, type ProcessorSpec } from "./processor-types";
+import { canonicalJson } from "../query/json-values";
 
 /** The text kinds of CONTRACT §7, all computed locally. */
 
@@ -32,16 +33,6 @@ export const md5: ProcessorKind = {
     return createHash("md5").update(text).digest("hex");
   },
 };
-
-/** JSON text with every object's keys in code-point order (arrays keep theirs). */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
-  if (value && typeof value === "object") {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(",")}}`;
-  }
-  return JSON.stringify(value);
-}
 
 const RANDOM_TYPES = ["string", "integer", "uuid"];
 const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";

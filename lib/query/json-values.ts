@@ -34,3 +34,16 @@ export function compareCodePoints(a: string, b: string): number {
     if (diff !== 0) return diff;
   }
 }
+
+/**
+ * JSON text with every object's keys in code-point order (arrays keep theirs): one text per JSON
+ * value whatever its key order (`md5` of an object, `uniqueItems`).
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(",")}]`;
+  if (value && typeof value === "object") {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${canonicalJson((value as Record<string, unknown>)[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value);
+}
