@@ -62,8 +62,9 @@ export async function importDocuments(scope: ProjectScope, input: ImportInput): 
   const report = new Report();
   const writer = new RowWriter(scope, input, report);
   const schema = (await collectionState(scope.projectId, input.collectionId)).schema;
+  const bytesCheck = new InvalidUtf8Check();
   const decoder = new TextDecoder("utf-8");
-  const parse = input.format === "csv" ? csvRows(schema, input.maxRecordChars) : jsonRows(input.maxRecordChars);
+  const parse = input.format === "csv" ? csvRows(schema, input.maxRecordChars, bytesCheck) : jsonRows(input.maxRecordChars, bytesCheck);
   let bytes = 0;
   let first = true;
   try {
@@ -73,6 +74,7 @@ export async function importDocuments(scope: ProjectScope, input: ImportInput): 
         await writer.drain();
         throw payloadTooLarge(`Request body is too large (at most ${input.maxBytes} bytes): the import stopped there, ${report.summary()}`);
       }
+      bytesCheck.see(chunk);
       let text = decoder.decode(chunk, { stream: true });
       if (first && text.length > 0) {
         // A byte order mark (spreadsheets write one) is not part of the first column's name.
@@ -81,6 +83,7 @@ export async function importDocuments(scope: ProjectScope, input: ImportInput): 
       }
       for (const row of parse.push(text)) await writer.submit(row);
     }
+    bytesCheck.end();
     for (const row of parse.push(decoder.decode())) await writer.submit(row);
     for (const row of parse.end()) await writer.submit(row);
     await writer.drain();
@@ -92,6 +95,51 @@ export async function importDocuments(scope: ProjectScope, input: ImportInput): 
   return report.result();
 }
 
+/**
+ * The body is decoded leniently (an invalid byte becomes U+FFFD) so one bad row does not stop the
+ * import, but a row must not be stored altered: a strict decoder beside it notes that the body
+ * held invalid UTF-8, and from then on a record whose text holds U+FFFD is a row error. (A JSON
+ * line may spell it `\ufffd`; only a CSV cell holding the character itself, in a body with
+ * invalid bytes, is refused with them.)
+ */
+class InvalidUtf8Check {
+  #strict = new TextDecoder("utf-8", { fatal: true });
+  #seen = false;
+
+  see(chunk: Uint8Array): void {
+    if (this.#seen) return;
+    try {
+      this.#strict.decode(chunk, { stream: true });
+    } catch {
+      this.#seen = true;
+    }
+  }
+
+  end(): void {
+    if (this.#seen) return;
+    try {
+      this.#strict.decode();
+    } catch {
+      this.#seen = true;
+    }
+  }
+
+  /** Why a record of this text is refused, if it is. */
+  refusal(...texts: string[]): AppError | undefined {
+    return this.#seen && texts.some((text) => text.includes("\ufffd")) ? badRequest("Not valid UTF-8: the row holds bytes that are no text") : undefined;
+  }
+}
+
+/** The `_id` of a JSON line, when it has a string one (for the row's error). */
+function idIn(text: string): string | undefined {
+  try {
+    const value = JSON.parse(text) as { _id?: unknown } | null;
+    return typeof value?._id === "string" ? value._id : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** A parsed row: the document, or why the record is not one. */
 type Row = { row: number; doc: Doc } | { row: number; error: AppError; id?: string };
 
@@ -100,10 +148,13 @@ interface RowParser {
   end(): Iterable<Row>;
 }
 
-function jsonRows(maxChars: number): RowParser {
+function jsonRows(maxChars: number, bytes: InvalidUtf8Check): RowParser {
   const lines = new LineSplitter(maxChars);
   const rows = function* (source: Iterable<{ line: number; text: string }>): Generator<Row> {
-    for (const { line, text } of source) yield jsonRow(line, text);
+    for (const { line, text } of source) {
+      const refused = bytes.refusal(text);
+      yield refused ? { row: line, error: refused, id: idIn(text) } : jsonRow(line, text);
+    }
   };
   return { push: (text) => rows(lines.push(text)), end: () => rows(lines.end()) };
 }
@@ -131,7 +182,7 @@ function jsonRow(row: number, text: string): Row {
  * out. A header that cannot name properties (an empty, repeated or `__proto__` name) is a 400
  * before anything is written; a record with another number of fields than the header is a row error.
  */
-function csvRows(schema: Doc | null, maxChars: number): RowParser {
+function csvRows(schema: Doc | null, maxChars: number, bytes: InvalidUtf8Check): RowParser {
   const parser = new CsvParser(maxChars);
   const properties = (schema?.properties ?? {}) as Record<string, unknown>;
   let header: string[] | undefined;
@@ -141,7 +192,8 @@ function csvRows(schema: Doc | null, maxChars: number): RowParser {
         header = readHeader(fields);
         continue;
       }
-      yield csvRow(index, fields, header, properties);
+      const refused = bytes.refusal(...fields);
+      yield refused ? { row: index, error: refused, id: fields[header.indexOf("_id")] || undefined } : csvRow(index, fields, header, properties);
     }
   };
   return { push: (text) => rows(parser.push(text)), end: () => rows(parser.end()) };

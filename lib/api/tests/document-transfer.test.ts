@@ -13,8 +13,8 @@ const t = apiSuite();
 const as = () => ({ project: t.owner.project, token: t.owner.token });
 const docs = (c: string) => `/api/collections/${c}/documents/`;
 
-async function importBody(c: string, body: string, query = "", headers: Record<string, string> = {}, token = t.owner.token) {
-  return t.server.request(`/api/collections/${c}/import/${query}`, { project: t.owner.project, token, method: "POST", body, headers: { "content-type": "application/x-ndjson", ...headers } });
+async function importBody(c: string, body: string | Buffer, query = "", headers: Record<string, string> = {}, token = t.owner.token) {
+  return t.server.request(`/api/collections/${c}/import/${query}`, { project: t.owner.project, token, method: "POST", body: typeof body === "string" ? body : new Uint8Array(body), headers: { "content-type": "application/x-ndjson", ...headers } });
 }
 
 async function exported(c: string, query = "", token = t.owner.token) {
@@ -205,6 +205,19 @@ describe("import", () => {
     expect((await t.server.request(`${docs(c)}taken/`, as())).body.name).toBe("first");
     const generated = await t.server.request(`${docs(c)}?filter=${encodeURIComponent('{"name":"generated"}')}`, as());
     expect(generated.body.items[0]._id).toMatch(/^[0-9a-f]{24}$/);
+  });
+
+  it("a row with bytes that are no UTF-8 is a row error, never stored altered (U+FFFD); the other rows go in", async () => {
+    const c = "bytes";
+    const jsonl = Buffer.concat([Buffer.from('{"_id":"ok","s":"fine \\ufffd spelled"}\n{"_id":"bad","s":"a'), Buffer.from([0xff, 0xfe]), Buffer.from('b"}\n{"_id":"after","s":"x"}\n')]);
+    const res = await importBody(c, jsonl);
+    expect(res.status, res.text).toBe(200);
+    expect(res.body).toMatchObject({ created: 2, failed: 1, errors: [{ row: 2, _id: "bad", message: "Not valid UTF-8: the row holds bytes that are no text" }] });
+    expect((await t.server.request(`${docs(c)}ok/`, as())).body).toEqual({ _id: "ok", s: "fine \ufffd spelled" });
+    expect((await t.server.request(`${docs(c)}bad/`, as())).status).toBe(404);
+    const csv = Buffer.concat([Buffer.from("_id,s\r\nc1,"), Buffer.from([0xc3]), Buffer.from("x\r\nc2,fine\r\n")]);
+    const fromCsv = await importBody("bytescsv", csv, "?format=csv", { "content-type": "text/csv" });
+    expect(fromCsv.body).toMatchObject({ created: 1, failed: 1, errors: [{ row: 1, _id: "c1", message: "Not valid UTF-8: the row holds bytes that are no text" }] });
   });
 
   it("writes what single creates write: one `created` event per document (hooks and the feed read them), exact data_size", async () => {
