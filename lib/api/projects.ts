@@ -17,7 +17,7 @@ import {
   patchProject,
   saveProject,
 } from "../projects/projects";
-import { transferProject } from "../projects/transfer-project";
+import { checkTransfer, transferProject } from "../projects/transfer-project";
 import { clientRequestUrl } from "../http/request-context";
 
 /**
@@ -67,7 +67,11 @@ export function bindProjectsApi(app: Hono<ApiEnv>): void {
     // `{owner: <email>}` transfers the project (owner only); other keys are a plain update first.
     if (body.owner !== undefined) {
       const { owner, ...rest } = body;
-      if (Object.keys(rest).length) await patchProject(user, pathParam(c, "id"), rest);
+      if (Object.keys(rest).length) {
+        // A refused transfer must leave the other keys unapplied too.
+        await checkTransfer(user, pathParam(c, "id"), owner);
+        await patchProject(user, pathParam(c, "id"), rest);
+      }
       return c.json(await transferProject(user, pathParam(c, "id"), owner));
     }
     return c.json(await patchProject(user, pathParam(c, "id"), body));

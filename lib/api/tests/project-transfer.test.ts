@@ -53,6 +53,12 @@ describe("project transfer", () => {
     const notText = await server.request(`/api/user/projects/${id}/`, { method: "PATCH", session: owner.session, json: { owner: 42 } });
     expect(notText.status).toBe(422);
     expect(notText.body.errors).toEqual([{ property: "owner", message: "must be the e-mail of a member" }]);
+
+    // A refused transfer leaves the keys that came with it unapplied (nothing half-written).
+    const before = (await server.request(`/api/user/projects/${id}/`, { session: owner.session })).body;
+    const mixed = await server.request(`/api/user/projects/${id}/`, { method: "PATCH", session: owner.session, json: { name: "renamed", settings: { debug: true }, owner: uniqueEmail("nobody") } });
+    expect(mixed.status).toBe(422);
+    expect((await server.request(`/api/user/projects/${id}/`, { session: owner.session })).body).toEqual(before);
   });
 
   it("refuses a new owner who already owns the most projects an account can own", async () => {
