@@ -45,7 +45,7 @@ export function bindUserApi(app: Hono<ApiEnv>): void {
   });
 
   app.patch("/user", async (c) => {
-    const { user } = await authenticateUser(c.get("credentials"));
-    return c.json(await updateUser(user._id, await readJsonObject(c)));
+    const { user, sessionId } = await authenticateUser(c.get("credentials"));
+    return c.json(await updateUser(user._id, await readJsonObject(c), sessionId));
   });
 }

@@ -154,7 +154,11 @@ export async function getUser(userId: string): Promise<PublicUser> {
   return publicUser(user);
 }
 
-export async function updateUser(userId: string, patch: Record<string, unknown>): Promise<PublicUser> {
+/**
+ * PATCH of the account. A new password ends the account's other API sessions (the one making the
+ * change, `keepSessionId`, goes on): whoever held an old session no longer holds the account.
+ */
+export async function updateUser(userId: string, patch: Record<string, unknown>, keepSessionId?: string): Promise<PublicUser> {
   const data: { name?: string; passwordHash?: string } = {};
   for (const [key, value] of Object.entries(patch)) {
     if (key === "name") {
@@ -167,6 +171,10 @@ export async function updateUser(userId: string, patch: Record<string, unknown>)
     }
   }
   const user = await prisma().user.update({ where: { id: userId }, data });
+  if (data.passwordHash)
+    await whileNarrowingAccess(() =>
+      prisma().session.deleteMany({ where: { userId, ...(keepSessionId === undefined ? {} : { NOT: { idHash: hashSecret(keepSessionId) } }) } }),
+    );
   return publicUser(user);
 }
 

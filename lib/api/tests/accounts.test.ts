@@ -87,6 +87,19 @@ describe("sessions", () => {
     expect(after).toMatchObject({ status: 401, body: { message: "Not authorized" } });
   });
 
+  it("a new password ends the account's other sessions; the one that changed it goes on", async () => {
+    const { email, password } = await signUpUser(server);
+    const login = async (pass: string) => (await server.request("/api/user/", { action: "login", json: { email, password: pass } })).body.sessionId as string;
+    const here = await login(password);
+    const elsewhere = await login(password);
+    expect((await server.request("/api/user/", { method: "PATCH", session: here, json: { name: "Same password" } })).status).toBe(200);
+    expect((await server.request("/api/user/", { session: elsewhere })).status).toBe(200);
+    expect((await server.request("/api/user/", { method: "PATCH", session: here, json: { password: "a brand new password" } })).status).toBe(200);
+    expect((await server.request("/api/user/", { session: elsewhere })).status).toBe(401);
+    expect((await server.request("/api/user/", { session: here })).status).toBe(200);
+    expect((await server.request("/api/user/", { session: await login("a brand new password") })).status).toBe(200);
+  });
+
   it("refuses wrong credentials with 401", async () => {
     const { email } = await signUpUser(server);
     const response = await server.request("/api/user/", { action: "login", json: { email, password: "wrong-password" } });
