@@ -78,6 +78,31 @@ const NO_LOG = { log: false } as unknown as Record<string, true>;
 handlebars.unregisterHelper("log");
 const compiled = new Map<string, HandlebarsTemplateDelegate>();
 
+/**
+ * A render runs on the event loop and cannot be interrupted: nested `{{#each}}` blocks over a
+ * document's arrays multiply (three levels over 300 items held every project's requests for 4 s,
+ * and the output limit was only checked at the end). `each` is therefore wrapped to count, for
+ * the render in progress, the iterations (at most MAX_ITERATIONS) and the text its blocks make
+ * (at most MAX_TEXT_BYTES): past either, the render stops with an error.
+ */
+const MAX_ITERATIONS = 100_000;
+const renderBudget = { iterations: 0, chars: 0 };
+class RenderTooLarge extends Error {}
+const builtInEach = handlebars.helpers.each as Handlebars.HelperDelegate;
+handlebars.registerHelper("each", function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
+  const items = Array.isArray(context) ? context.length : context && typeof context === "object" ? Object.keys(context).length : 0;
+  renderBudget.iterations += items;
+  if (renderBudget.iterations > MAX_ITERATIONS) throw new RenderTooLarge(`more than ${MAX_ITERATIONS} {{#each}} iterations`);
+  const fn = options.fn;
+  const counted = Object.assign((scope: unknown, more?: Handlebars.RuntimeOptions) => {
+    const text = fn(scope, more);
+    renderBudget.chars += text.length;
+    if (renderBudget.chars > MAX_TEXT_BYTES) throw new RenderTooLarge("the output is larger than 1 MiB");
+    return text;
+  }, fn);
+  return builtInEach.call(this, context, { ...options, fn: counted });
+});
+
 export const template: ProcessorKind = {
   output: ["string"],
   args: ["template_string", "syntax", "context"],
@@ -100,6 +125,8 @@ export const template: ProcessorKind = {
         if (compiled.size >= 500) compiled.delete(compiled.keys().next().value!);
         compiled.set(source, render);
       }
+      renderBudget.iterations = 0;
+      renderBudget.chars = 0;
       const out = render(context, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
       if (Buffer.byteLength(out) > MAX_TEXT_BYTES) throw call.invalid("template: the output is larger than 1 MiB");
       return out;

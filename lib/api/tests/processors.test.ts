@@ -360,5 +360,23 @@ describe("text processors on real inputs", () => {
     expect(tooBig.status).toBe(422);
     expect(tooBig.body.errors[0].property).toBe("out");
     expect((await t.server.request(`${docs(tpl)}t/`, as())).status).toBe(404);
+
+    // Nested {{#each}} over a document's arrays multiplies: bounded in iterations and in text, the
+    // render stops with a 422 (it held the event loop for seconds), and a modest one still runs.
+    const nested = await collectionWith({
+      x: { type: "array" },
+      out: { type: "string", processors: [{ name: "template", in: { template_string: { property: "t" }, context: { x: { property: "x" } } } }] },
+      t: { type: "string" },
+    });
+    const x = Array.from({ length: 300 }, (_, i) => i);
+    const loops = await t.server.request(docs(nested), as({ json: { _id: "n1", t: "{{#each x}}{{#each ../x}}{{#each ../../x}}{{/each}}{{/each}}{{/each}}", x } }));
+    expect(loops.status).toBe(422);
+    expect(loops.body.errors).toEqual([{ property: "out", message: "template: more than 100000 {{#each}} iterations" }]);
+    const wide = await t.server.request(docs(nested), as({ json: { _id: "n2", t: `{{#each x}}{{#each ../x}}${"y".repeat(20)}{{/each}}{{/each}}`, x } }));
+    expect(wide.status).toBe(422);
+    expect(wide.body.errors).toEqual([{ property: "out", message: "template: the output is larger than 1 MiB" }]);
+    const modest = await t.server.request(docs(nested), as({ json: { _id: "n3", t: "{{#each x}}{{#each ../x}}.{{/each}}{{/each}}", x: [1, 2, 3] } }));
+    expect(modest.body.out).toBe(".........");
+    expect((await t.server.request(`${docs(nested)}n1/`, as())).status).toBe(404);
   });
 });
