@@ -106,6 +106,16 @@ function answerUnparsable(error: NodeJS.ErrnoException, socket: Duplex): void {
   socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\n${head}\r\n${body}`);
 }
 
+/** Whether a request-target's path percent-decodes (no lone `%`, no bytes that are no UTF-8). */
+function decodable(url: string): boolean {
+  try {
+    decodeURIComponent(url.split("?")[0]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 type Middleware = (req: http.IncomingMessage, res: http.ServerResponse, next: () => void) => void;
 
 /**
@@ -167,6 +177,8 @@ export async function startServer(options: { port: number; dev?: boolean; withDa
     // are served) its pages, and the session cookie they would set, have no business.
     // Next builds its URLs from the Host: without one, the dashboard has no page to give.
     if (dashboard && !req.headers.host) return void res.writeHead(400, { "content-type": "text/plain" }).end("Bad request: missing Host header");
+    // Next decodes dynamic segments and answers 500 to a malformed escape (`/invite/%ff`).
+    if (dashboard && !decodable(req.url)) return void res.writeHead(400, { "content-type": "text/plain" }).end("Bad request: malformed percent-encoding in the path");
     if (dashboard && projectFromHost(req.headers.host, config().baseDomain) !== undefined)
       return void res.writeHead(308, { location: publicOrigin() + req.url, "content-type": "text/plain" }).end("The dashboard is at " + publicOrigin());
     if (dashboard) return void dashboard(req, res);

@@ -113,4 +113,6 @@ test("a project's host sends dashboard pages to the bare host, and still serves 
     socket.on("error", reject);
   });
   expect(hostless).toMatch(/^HTTP\/1\.1 400 Bad Request\r\n/);
+  // A malformed escape in a page's dynamic segment is the client's error, not a 500 of Next.
+  for (const path of ["/invite/%ff", "/projects/%", "/projects/x/collections/%ed%a0%80/"]) expect((await ask(path, `localhost:${port}`)).status, path).toBe(400);
 });
