@@ -7,9 +7,28 @@ import { marked } from "marked";
 import sanitizeHtml from "sanitize-html";
 import Sentiment from "sentiment";
 import { isFileRecordShape } from "../files/file-record";
-import { MAX_TEXT_BYTES } from "./processor-limits";
+import { MAX_TEXT_BYTES, processorTimeoutMs } from "./processor-limits";
+import { runTextJob, TextJobTimedOut, TextJobTooDeep, type TextJob } from "./text-work";
 import { ProducedFile, type ProcessorCall, type ProcessorKind, type ProcessorSpec } from "./processor-types";
 import { canonicalJson } from "../query/json-values";
+
+/** What the text thread runs (lib/processors/text-work.ts), by kind. */
+export const TEXT_TRANSFORMS: Record<TextJob["kind"], (input: string) => unknown> = {
+  markdown: (text) => sanitizeHtml(marked.parse(text, { async: false, gfm: true }), SANITIZE),
+  html_to_text: (html) => convert(html, TEXT_OPTIONS),
+  readability: (html) => extractReadable(html),
+};
+
+/** A transform on the text thread, within the processor time limit: 502 past it, 422 for input nested too deeply. */
+export async function transformed<T = string>(call: ProcessorCall, job: TextJob): Promise<T> {
+  try {
+    return await runTextJob<T>(job, processorTimeoutMs());
+  } catch (error) {
+    if (error instanceof TextJobTooDeep) throw call.invalid(`${call.name}: the input is nested too deeply`);
+    if (error instanceof TextJobTimedOut) throw call.vendorFailed("timed out");
+    throw call.vendorFailed((error as Error).message);
+  }
+}
 
 /** The text kinds of CONTRACT §7, all computed locally. */
 
@@ -170,7 +189,7 @@ export const markdown: ProcessorKind = {
   async run(call) {
     const text = call.text("text");
     if (text === undefined) return null;
-    return sanitizeHtml(marked.parse(text, { async: false, gfm: true }), SANITIZE);
+    return transformed(call, { kind: "markdown", input: text });
   },
 };
 
@@ -194,7 +213,7 @@ export const htmlToText: ProcessorKind = {
   async run(call) {
     const html = call.text("html");
     if (html === undefined) return null;
-    return convert(html, TEXT_OPTIONS);
+    return transformed(call, { kind: "html_to_text", input: html });
   },
 };
 
@@ -232,7 +251,7 @@ export const readability: ProcessorKind = {
   async run(call) {
     const html = call.text("text");
     if (html === undefined) return null;
-    const { content, title, short_title } = extractReadable(html);
+    const { content, title, short_title } = await transformed<ReturnType<typeof extractReadable>>(call, { kind: "readability", input: html });
     return { content, title, short_title };
   },
 };

@@ -1,7 +1,7 @@
 import { MAX_TEXT_BYTES } from "./processor-limits";
 import type { ProcessorCall, ProcessorKind } from "./processor-types";
 import { stringArg } from "./speech-processors";
-import { detectLanguageLocally, extractReadable, literalCheck } from "./text-processors";
+import { detectLanguageLocally, type extractReadable, literalCheck, transformed } from "./text-processors";
 import { vendorBase, vendorJson, vendorRequest } from "./vendor-request";
 
 /**
@@ -163,7 +163,7 @@ export const readabilityCom: ProcessorKind = {
     if (page.status < 200 || page.status >= 300) throw call.vendorFailed(`the page answered ${page.status}`);
     if (!/html|xml/i.test(page.contentType)) throw call.invalid(`readability_com: the page is not HTML (${page.contentType || "no content type"})`);
     if (page.body.length > MAX_TEXT_BYTES * 5) throw call.invalid("readability_com: the page is larger than 5 MiB");
-    const extracted = extractReadable(page.body.toString("utf8"));
+    const extracted = await transformed<ReturnType<typeof extractReadable>>(call, { kind: "readability", input: page.body.toString("utf8") });
     return { ...extracted, url: page.url.toString(), domain: page.url.hostname };
   },
 };

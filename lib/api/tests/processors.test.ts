@@ -380,3 +380,35 @@ describe("text processors on real inputs", () => {
     expect((await t.server.request(`${docs(nested)}n1/`, as())).status).toBe(404);
   });
 });
+
+describe("text processors off the event loop", () => {
+  it("a parse that runs away is 502 at the time limit while other requests are answered; one nested too deeply is 422; the next one works", async () => {
+    process.env.ARCA_PROCESSOR_TIMEOUT_MS = "1500";
+    try {
+      const c = await collectionWith({ s: { type: "string" }, html: { type: "string", processors: [{ name: "markdown", in: { text: { property: "s" } } }] } });
+      const finished: string[] = [];
+      // Emphasis runs cost marked far more than their size: ~20 s for this one.
+      const runaway = t.server.request(docs(c), as({ json: { _id: "slow", s: "*a".repeat(150_000) } })).then((answer) => (finished.push("runaway"), answer));
+      const meanwhile = await t.server.request("/api/health/");
+      finished.push("health");
+      expect(meanwhile.status).toBe(200);
+      const slow = await runaway;
+      expect(finished).toEqual(["health", "runaway"]);
+      expect(slow.status).toBe(502);
+      expect(slow.body).toEqual({ message: 'Processor markdown of property "html" failed: timed out' });
+      expect((await t.server.request(`${docs(c)}slow/`, as())).status).toBe(404);
+
+      const nested = await collectionWith({ h: { type: "string" }, text: { type: "string", processors: [{ name: "html_to_text", in: { html: { property: "h" } } }] } });
+      process.env.ARCA_PROCESSOR_TIMEOUT_MS = "20000";
+      const deep = await t.server.request(docs(nested), as({ json: { _id: "deep", h: "<div>".repeat(100_000) } }));
+      expect(deep.status, deep.text).toBe(422);
+      expect(deep.body.errors).toEqual([{ property: "text", message: "html_to_text: the input is nested too deeply" }]);
+
+      const fine = await t.server.request(docs(c), as({ json: { _id: "fine", s: "*hello*" } }));
+      expect(fine.status, fine.text).toBe(201);
+      expect(fine.body.html).toBe("<p><em>hello</em></p>\n");
+    } finally {
+      delete process.env.ARCA_PROCESSOR_TIMEOUT_MS;
+    }
+  });
+});
