@@ -2,14 +2,13 @@ import { sql } from "../db/sql";
 import { pool } from "../db/pool";
 import { queryOne, transactionOn } from "../db/query";
 import { deleteFileRows } from "../files/file-rows";
-import { cancelPendingCounters, holdOffCounterCompaction } from "../projects/counters";
+import { cancelPendingCounters, holdOffCounterCompaction, lockProjectRow } from "../projects/counters";
 import { forbidden, notFound } from "../errors";
 import { forgetCollectionState } from "../documents/collection-state";
 import { deleteDocumentsWhere } from "../documents/document-statements";
 import { dropUnwantedIndexes, lockCollectionIndexes } from "./collection-indexes";
 import { sweepIndexesSoon } from "./index-sweep";
 import { isSystemName } from "./system-collections";
-import { lockProjectRow } from "../documents/write-transaction";
 
 /**
  * Deletes a collection with its documents (each recorded as a `deleted` event) and their files

@@ -20,11 +20,14 @@ const holder = globalThis as typeof globalThis & { __arcaDatabase?: Database };
 // BIGINT counters (files_size, documents_count) fit in a double for any realistic project.
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/** ARCA_PG_POOL_SIZE: connections in the server's pool (shares of it are reserved elsewhere, e.g. processor slots). */
+export const poolSize = (): number => Number(process.env.ARCA_PG_POOL_SIZE || 20);
+
 export function connectDatabase(url: string): Database {
   if (holder.__arcaDatabase) return holder.__arcaDatabase;
   const pool = new pg.Pool({
     connectionString: url,
-    max: Number(process.env.ARCA_PG_POOL_SIZE || 20),
+    max: poolSize(),
     // Every statement on the shared pool is bounded, so one project's pathological filter or
     // regex cannot hold connections (and everyone's requests) for minutes: PostgreSQL cancels it
     // (57014, answered 503 with Retry-After). 0 switches it off. Migrations use their own client.

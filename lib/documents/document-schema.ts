@@ -2,6 +2,7 @@ import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
 import { linearRegExp } from "../query/linear-regexp";
 import { validationError, type PropertyError } from "../errors";
 import { addDraft4Formats, addLinearUniqueItems, loopsWithoutEnd, MULTIPLE_OF_PRECISION, realCalendarDate, withinFourDigitYears } from "./schema-formats";
+import { ISO_8601 } from "../query/datetime-operands";
 
 /**
  * Collection schemas: JSON Schema draft 4 (ajv-draft-04) with Deform's differences (CONTRACT §4).
@@ -33,7 +34,6 @@ ajv.addFormat(
 addDraft4Formats(ajv);
 addLinearUniqueItems(ajv);
 
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 const DEFORM_KEYWORDS = ["immutable", "position", "processors"];
 
 /**

@@ -1,6 +1,6 @@
 import type pg from "pg";
-import { query, transaction } from "../db/query";
-import { sql } from "../db/sql";
+import { transaction } from "../db/query";
+import { lockProjectRow } from "../projects/counters";
 import type { ProjectScope } from "../collections/collection";
 import { hasProcessors } from "../processors/process-document";
 import { withProcessorSlot } from "../processors/processor-slots";
@@ -24,6 +24,3 @@ export function documentWriteTransaction<T>(scope: ProjectScope, schema: Record<
   return hasProcessors(schema) ? withProcessorSlot(scope.projectId, run) : run();
 }
 
-export async function lockProjectRow(client: pg.PoolClient, projectId: string): Promise<void> {
-  await query(sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`, client);
-}

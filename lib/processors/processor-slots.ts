@@ -1,3 +1,4 @@
+import { poolSize } from "../db/pool";
 import { serviceUnavailable } from "../errors";
 import { processorTimeoutMs } from "./processor-limits";
 
@@ -15,9 +16,8 @@ interface Waiter {
   grant(): void;
 }
 
-const poolSize = () => Math.max(1, Number(process.env.ARCA_PG_POOL_SIZE || 20) || 20);
-export const processorSlotsPerProject = () => Math.max(1, Math.floor(poolSize() / 4));
-export const processorSlotsInAll = () => Math.max(1, Math.floor(poolSize() / 2));
+export const processorSlotsPerProject = () => Math.max(1, Math.floor(poolSize() / 4) || 1);
+export const processorSlotsInAll = () => Math.max(1, Math.floor(poolSize() / 2) || 1);
 
 const held = new Map<string, number>();
 let heldInAll = 0;

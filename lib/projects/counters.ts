@@ -44,13 +44,22 @@ export function projectTotal(projectId: string, counter: "data_size" | "files_si
 }
 
 /**
+ * The project's row, locked until the transaction ends: how writers of a project with a size limit
+ * take turns. Taken before any document or collection row (lib/documents/write-transaction.ts,
+ * lib/collections/delete-collection.ts), so those transactions never wait on each other in a circle.
+ */
+export async function lockProjectRow(client: Queryable, projectId: string): Promise<void> {
+  await query(sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`, client);
+}
+
+/**
  * Runs a write that checks a size limit. Unlimited projects (the common case) take no lock.
  * With a limit, writers of the project are serialised on its row, and the check runs in a
  * statement that starts after the lock is held, so it sees every earlier writer's delta: exact.
  */
 export async function withLimitCheck<T>(db: Queryable, projectId: string, limited: boolean, work: (db: Queryable) => Promise<T>): Promise<T> {
   if (!limited) return work(db);
-  const lock = (client: Queryable) => query(sql`SELECT 1 FROM projects WHERE id = ${projectId} FOR UPDATE`, client);
+  const lock = (client: Queryable) => lockProjectRow(client, projectId);
   // Still holding the lock, tell the owner if this write brought the project near a limit (CONTRACT §2).
   if (isTransactionClient(db)) {
     // Inside another write's check (a document replaced within an upload): that one holds the

@@ -17,7 +17,8 @@ export function withDatetimeOperands(filter: unknown, paths: readonly string[][]
 const LOGICAL = new Set(["$and", "$or", "$nor"]);
 const COMPARISONS = new Set(["$eq", "$ne", "$gt", "$gte", "$lt", "$lte"]);
 const LISTS = new Set(["$in", "$nin", "$all"]);
-const ISO_DATETIME = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+/** ISO 8601 date or date-time text, as `datetime` properties take it (lib/documents/document-schema.ts). */
+export const ISO_8601 = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
 
 /** Filter keys relative to `prefix` (the array an `$elemMatch` is in), array indexes left out. */
 function rewrite(filter: Record<string, unknown>, wanted: Set<string>, format: (date: Date) => string, prefix = ""): Record<string, unknown> {
@@ -82,7 +83,7 @@ function setValue(out: Record<string, unknown>, key: string, value: unknown): vo
 }
 
 function instant(text: string, format: (date: Date) => string): string {
-  if (!ISO_DATETIME.test(text)) return text;
+  if (!ISO_8601.test(text)) return text;
   const date = new Date(text.replace(" ", "T"));
   return Number.isNaN(date.getTime()) ? text : format(date);
 }
