@@ -122,6 +122,9 @@ export function AcceptInvitation({ token }: { token: string }) {
           </p>
         </>
       )}
+      {invitation.state === "withdrawn" && (
+        <Alert>This invitation has been withdrawn. Ask the project&apos;s owner to invite you again.</Alert>
+      )}
       {invitation.state === "expired" && (
         <>
           <Alert>This invitation has expired.</Alert>

@@ -5,7 +5,7 @@
 export interface Invitation {
   project: { _id: string; name: string };
   email: string;
-  state: "valid" | "expired" | "used";
+  state: "valid" | "expired" | "used" | "withdrawn";
   expires_at: string;
   has_account: boolean;
 }

@@ -25,7 +25,8 @@ export const INVITATION_TTL_MS = 7 * 24 * 3600 * 1000;
 const MIN_PASSWORD = 8;
 const NO_CLIENT: Client = { address: undefined };
 
-export type InvitationState = "valid" | "expired" | "used";
+/** "withdrawn": the pending member was deactivated; reactivating them makes the link usable again. */
+export type InvitationState = "valid" | "expired" | "used" | "withdrawn";
 
 export interface InvitationInfo {
   project: { _id: string; name: string };
@@ -92,10 +93,14 @@ export async function sendInvitationMail(input: {
 export async function readInvitation(token: string, requester: Client = NO_CLIENT): Promise<InvitationInfo> {
   const invitation = await findInvitation(token, requester);
   const user = await prisma().user.findUnique({ where: { email: invitation.email } });
+  const member = await queryOne<{ is_active: boolean }>(
+    sql`SELECT is_active FROM members WHERE project_id = ${invitation.project_id} AND email = ${invitation.email}`,
+  );
+  const state = stateOf(invitation);
   return {
     project: { _id: invitation.project_id, name: invitation.project_name },
     email: invitation.email,
-    state: stateOf(invitation),
+    state: state !== "used" && member && !member.is_active ? "withdrawn" : state,
     expires_at: invitation.expires_at.toISOString(),
     has_account: Boolean(user?.confirmedAt),
   };

@@ -221,6 +221,21 @@ describe("_users", () => {
     expect((await server.request(`/api/invitations/${token}/`, { action: "accept", json: { password: "password-123" } })).status).toBe(404);
   });
 
+  it("a deactivated pending member's link reads as withdrawn until they are active again", async () => {
+    const pending = uniqueEmail("paused");
+    await invite(pending);
+    const token = await invitationToken(server, pending);
+    const path = `${USERS}${pending}/`;
+    expect((await server.request(path, { ...asOwner(), method: "PATCH", json: { is_active: false } })).status).toBe(200);
+    expect((await server.request(`/api/invitations/${token}/`)).body.state).toBe("withdrawn");
+    const accept = await server.request(`/api/invitations/${token}/`, { action: "accept", json: { password: "password-123" } });
+    expect(accept.status).toBe(403);
+    expect(accept.body).toEqual({ message: "This invitation has been withdrawn." });
+
+    expect((await server.request(path, { ...asOwner(), method: "PATCH", json: { is_active: true } })).status).toBe(200);
+    expect((await server.request(`/api/invitations/${token}/`)).body.state).toBe("valid");
+  });
+
   it("protects the owner", async () => {
     const path = `${USERS}${owner.email}/`;
     const remove = await server.request(path, { ...asOwner(), method: "DELETE" });
