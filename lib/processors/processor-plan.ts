@@ -92,8 +92,9 @@ function outputMismatch(processors: ProcessorSpec[], type: unknown): string | un
   const kind = last && processorKinds[last.name];
   const declared = typeof type === "string" ? [type] : Array.isArray(type) && type.every((t) => typeof t === "string") ? (type as string[]) : undefined;
   if (!kind || !declared || declared.some((t) => !Object.hasOwn(TAKES, t))) return undefined;
-  if (declared.some((t) => TAKES[t].some((taken) => kind.output.includes(taken as never)))) return undefined;
-  const what = kind.output.map((o) => (o === "object" ? "an object" : o === "file" ? "a file" : `a ${o}`)).join(" or ");
+  const output = kind.outputOf?.(last) ?? kind.output;
+  if (declared.some((t) => TAKES[t].some((taken) => output.includes(taken as never)))) return undefined;
+  const what = output.map((o) => (o === "object" ? "an object" : o === "file" ? "a file" : `a ${o}`)).join(" or ");
   return `${last.name} writes ${what}, which a property of type ${JSON.stringify(type)} never holds`;
 }
 

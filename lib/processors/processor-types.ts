@@ -62,13 +62,17 @@ export interface ProcessorCall {
   signal: AbortSignal;
 }
 
+export type ProcessorOutput = "string" | "number" | "object" | "file";
+
 export interface ProcessorKind {
   /** Argument names this kind accepts. */
   args: string[];
   /** Arguments the schema must give. */
   required?: string[];
   /** What its value may be (besides null, when its input is missing): checked against the property's `type` at save. */
-  output: ("string" | "number" | "object" | "file")[];
+  output: ProcessorOutput[];
+  /** The output for this spec's literal arguments, where they narrow `output` (`random_type: "integer"`). */
+  outputOf?(spec: ProcessorSpec): ProcessorOutput[];
   /** The argument that defaults to the property's own value. */
   source?: string;
   /** Checks of the arguments' literal values when the schema is saved (422 message, or undefined). */

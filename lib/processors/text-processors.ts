@@ -58,6 +58,12 @@ const ALPHABET = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789
 
 export const random: ProcessorKind = {
   output: ["string", "number"],
+  outputOf(spec) {
+    const given = spec.in.random_type;
+    if (!given) return ["string"];
+    if ("value" in given) return given.value === "integer" ? ["number"] : ["string"];
+    return this.output;
+  },
   args: ["random_type", "length"],
   check(spec) {
     return literalCheck(spec, "random_type", (v) => typeof v === "string" && RANDOM_TYPES.includes(v), `must be one of ${RANDOM_TYPES.join(", ")}`) ??

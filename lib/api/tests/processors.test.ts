@@ -36,6 +36,18 @@ describe("processors in a schema, checked when it is saved", () => {
       const fine = await saveSchema({ a: { type: "string" }, v: { type, processors: [{ name, in: input }] } });
       expect(fine.status, `${name} into ${JSON.stringify(type)}: ${fine.text}`).toBe(201);
     }
+    // `random`'s output follows its literal random_type: a string by default and for uuid, a number for integer.
+    const randomCases = [
+      ["string", { random_type: { value: "integer" } }, "a number"],
+      ["integer", {}, "a string"],
+      ["integer", { random_type: { value: "uuid" } }, "a string"],
+    ] as const;
+    for (const [type, input, what] of randomCases) {
+      const refused = await saveSchema({ v: { type, processors: [{ name: "random", in: input }] } });
+      expect(refused.status, JSON.stringify(input)).toBe(422);
+      expect(refused.body.errors).toEqual([{ property: "v", message: `random writes ${what}, which a property of type "${type}" never holds` }]);
+    }
+    expect((await saveSchema({ v: { type: "integer", processors: [{ name: "random", in: { random_type: { value: "integer" } } }] } })).status).toBe(201);
     const unnamed = await saveSchema({ a: { type: "string", processors: [{}] } });
     expect(unnamed.body.errors).toEqual([{ property: "a", message: 'processor 1 needs a "name" (its kind)' }]);
 
