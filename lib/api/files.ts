@@ -3,6 +3,7 @@ import type { Context, Next } from "hono";
 import { can } from "../auth/can";
 import type { Action } from "../auth/principal";
 import { readProperty } from "../documents/document-property";
+import { requestScope } from "./documents";
 import { getDocument } from "../documents/get-document";
 import { badRequest, forbidden, notFound, unsupportedMediaType, neitherWriteNorUpdate } from "../errors";
 import { FILES_COLLECTION, fileRecord, filesFilter, isFileRecordShape, type FileRow } from "../files/file-record";
@@ -65,8 +66,7 @@ export function bindFilesApi(routes: ProjectRoutes): void {
           // The body's filter, else the URL's: a filter is never taken for "none" (every file).
           const { filter } = await readActionBody(c);
           filterReads(filter, () => allow(c, "read", FILES_COLLECTION));
-          const project = c.get("project");
-          return c.json({ deleted: await deleteFilesMatching({ projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 }, filter) });
+          return c.json({ deleted: await deleteFilesMatching(requestScope(c), filter) });
         },
       },
       (c) => upload(c, undefined, false),
@@ -83,8 +83,7 @@ export function bindFilesApi(routes: ProjectRoutes): void {
   routes.post(`${FILES}/:id`, withActions({}, (c) => upload(c, pathParam(c, "id"), false)));
   routes.put(`${FILES}/:id`, (c) => upload(c, pathParam(c, "id"), true));
   routes.delete(`${FILES}/:id`, async (c) => {
-    const project = c.get("project");
-    await deleteFile({ projectId: project._id, dataSizeLimit: project.settings.data_size_limit ?? 0 }, pathParam(c, "id"), (row) => {
+    await deleteFile(requestScope(c), pathParam(c, "id"), (row) => {
       const principal = c.get("principal");
       const viaDocument = row.collection_id !== FILES_COLLECTION && can(principal, "update", { collection: row.collection_id, documentId: row.document_id });
       if (!viaDocument) allow(c, "delete", FILES_COLLECTION, row.id);

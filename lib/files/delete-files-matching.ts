@@ -2,6 +2,7 @@ import { transaction } from "../db/query";
 import { AppError } from "../errors";
 import { matchFilter, parseFilter } from "../query";
 import type { Json } from "../query";
+import type { ProjectScope } from "../collections/collection";
 import { deleteFileWith, listFiles } from "./files-collection";
 import { filesFilter } from "./file-record";
 
@@ -13,14 +14,14 @@ import { filesFilter } from "./file-record";
  * refuses the request (422) with none deleted. A file deleted meanwhile by someone else is
  * skipped, not an error.
  */
-export async function deleteFilesMatching(scope: { projectId: string; dataSizeLimit: number }, filter: Record<string, unknown> | undefined): Promise<number> {
+export async function deleteFilesMatching(scope: ProjectScope, filter: Record<string, unknown> | undefined): Promise<number> {
   const parsed = parseFilter(filesFilter(filter) ?? {});
   const matching = (await listFiles(scope.projectId)).filter((record) => matchFilter(parsed, record as unknown as Json));
   return transaction(async (client) => {
     let deleted = 0;
     for (const record of matching) {
       try {
-        await deleteFileWith(client, scope.projectId, record._id);
+        await deleteFileWith(client, scope, record._id);
         deleted++;
       } catch (error) {
         if (!(error instanceof AppError && error.kind === "notFound")) throw error;

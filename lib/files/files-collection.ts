@@ -6,7 +6,8 @@ import { raw, sql } from "../db/sql";
 import { lockDocument } from "../documents/save-document";
 import { replaceDocument } from "../documents/document-statements";
 import { collectionState } from "../documents/collection-state";
-import { checkImmutable, schemaFor } from "../documents/document-schema";
+import { prepareDocument } from "../documents/prepare-document";
+import type { ProjectScope } from "../collections/collection";
 import { badRequest, conflict, notFound, validationError } from "../errors";
 import { deleteFileRows, documentFileRows, insertFileRows } from "./file-rows";
 import { FILE_COLUMNS, FILES_COLLECTION, fileIdsIn, fileRecord, isFileRecordShape, type FileRecord, type FileRow } from "./file-record";
@@ -146,12 +147,13 @@ export async function uploadToFiles(
  * Deletes a file record: its bytes go after commit, and the property of the document that held
  * it is unset (array elements removed) in the same transaction.
  */
-export async function deleteFile(scope: { projectId: string; dataSizeLimit: number }, fileId: string, authorize?: (row: FileRow) => void): Promise<void> {
-  await transaction((client) => deleteFileWith(client, scope.projectId, fileId, authorize));
+export async function deleteFile(scope: ProjectScope, fileId: string, authorize?: (row: FileRow) => void): Promise<void> {
+  await transaction((client) => deleteFileWith(client, scope, fileId, authorize));
 }
 
 /** `deleteFile` inside the caller's transaction (delete by criteria: all of them or none). */
-export async function deleteFileWith(client: pg.PoolClient, projectId: string, fileId: string, authorize?: (row: FileRow) => void): Promise<void> {
+export async function deleteFileWith(client: pg.PoolClient, scope: ProjectScope, fileId: string, authorize?: (row: FileRow) => void): Promise<void> {
+  const { projectId } = scope;
   const row = await findFile(projectId, fileId, client);
   if (!row) throw notFound("Document not found.");
   authorize?.(row);
@@ -161,7 +163,7 @@ export async function deleteFileWith(client: pg.PoolClient, projectId: string, f
     // record with it: this one is a 404, not a second success with a second event.
     if (!(await findFile(projectId, fileId, client))) throw notFound("Document not found.");
     if (before) {
-      const { after, state } = await documentWithoutFile(client, projectId, row, before);
+      const { after, state } = await documentWithoutFile(client, scope, row, before);
       // The record goes with the document's write (its file property dropped).
       await replaceDocument(client, { projectId, dataSizeLimit: 0 }, row.collection_id, state, before, after);
     }
@@ -172,18 +174,16 @@ export async function deleteFileWith(client: pg.PoolClient, projectId: string, f
 }
 
 /**
- * The document that held a file, without it, as its collection's schema must accept it: deleting
- * the `_files` record unsets the property (CONTRACT §6) under the same rules as the property's own
- * DELETE, so an `immutable` or `required` file property refuses it (422) by either route.
+ * The document that held a file, without it, as the property's own DELETE would write it:
+ * deleting the `_files` record unsets the property (CONTRACT §6), so an `immutable` or `required`
+ * file property refuses it (422) by either route, and processors that read the file run again
+ * (a thumbnail of a deleted photo goes with it).
  */
-async function documentWithoutFile(db: Queryable, projectId: string, row: FileRow, before: Record<string, unknown>) {
-  const after = withoutFile(structuredClone(before), row.id) as Record<string, unknown>;
-  const state = await collectionState(projectId, row.collection_id, db);
-  if (state.schema) {
-    const compiled = schemaFor(projectId, row.collection_id, state.schema);
-    const errors = [...compiled.validate(after), ...checkImmutable(before, after, compiled)];
-    if (errors.length) throw validationError("Validation error", errors);
-  }
+async function documentWithoutFile(db: pg.PoolClient, scope: ProjectScope, row: FileRow, before: Record<string, unknown>) {
+  const without = withoutFile(structuredClone(before), row.id) as Record<string, unknown>;
+  const state = await collectionState(scope.projectId, row.collection_id, db);
+  const processing = { scope: { ...scope, processOnly: undefined }, db };
+  const after = await prepareDocument(scope.projectId, row.collection_id, state, row.document_id, without, before, processing);
   return { after, state };
 }
 

@@ -178,6 +178,27 @@ describe("resize and watermark", () => {
     expect(foreign.body.errors[0].property).toBe("photo");
   });
 
+  it("deleting the source's _files record runs its readers again: the thumbnail goes too, by id and by criteria", async () => {
+    const thumb = { type: "file", processors: [{ name: "resize", in: { original_image: { property: "photo" }, size: { value: [20, 20] } } }] };
+    const c = await collectionWith({ photo: { type: "file" }, thumb });
+    for (const id of ["one", "two"]) {
+      const res = await t.server.request(docs(c), as({ body: form([["_id", JSON.stringify(id)], ["photo", await picture(80, 40, "png"), `${id}.png`]]) }));
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.thumb).toMatchObject({ content_type: "image/png" });
+    }
+    const photoOf = async (id: string) => (await t.server.request(`${docs(c)}${id}/`, as())).body.photo._id as string;
+
+    expect((await t.server.request(`/api/collections/_files/documents/${await photoOf("one")}/`, as({ method: "DELETE" }))).status).toBe(204);
+    const one = await t.server.request(`${docs(c)}one/`, as());
+    expect(one.body).toEqual({ _id: "one" });
+
+    const byCriteria = await t.server.request(`/api/collections/_files/documents/`, as({ action: "delete", json: { filter: { _id: await photoOf("two") } } }));
+    expect(byCriteria.body).toEqual({ deleted: 1 });
+    expect((await t.server.request(`${docs(c)}two/`, as())).body).toEqual({ _id: "two" });
+    expect(await rowsOf(c)).toEqual([]);
+    expect(await filesSize(t.owner.project)).toBe(await sumOfSizes(t.owner.project));
+  });
+
   it("X-Action update resizes again where process_only asks, document by document", async () => {
     const c = await collectionWith({ photo: { type: "file", processors: [{ name: "resize", in: { size: { value: [64, 64] } } }] }, n: { type: "integer" } });
     const ids: string[] = [];
