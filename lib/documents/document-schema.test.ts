@@ -141,3 +141,24 @@ describe("Arca's types in a list of types, immutables inside arrays", () => {
     expect(compileSchema({ type: "object", patternProperties: { "^x": {} }, additionalProperties: false }).validate({ _id: "x", x1: 1 })).toEqual([]);
   });
 });
+
+describe("schema ids stay with their schema (ajv shared by all projects)", () => {
+  const secret = { id: "http://ids.example/secret", type: "object", properties: { pin: { type: "string", pattern: "^SECRET$" } } };
+
+  it("a root draft-4 id compiles again and again (it was 422 'already exists' from the second compile on)", () => {
+    for (let i = 0; i < 3; i++) expect(compileSchema(structuredClone(secret), { checkArca: true }).validate({ pin: "SECRET" })).toEqual([]);
+  });
+
+  it("another schema cannot $ref what an earlier one declared, at its root or nested", () => {
+    compileSchema(structuredClone(secret), { checkArca: true });
+    compileSchema({ definitions: { inner: { id: "http://ids.example/nested", type: "string", pattern: "^NESTED$" } }, properties: {} });
+    for (const ref of ["http://ids.example/secret", "http://ids.example/nested"])
+      expect(() => compileSchema({ properties: { a: { $ref: ref } } }, { checkArca: true }), ref).toThrow(expect.objectContaining({ errors: [expect.objectContaining({ property: "schema" })] }));
+  });
+
+  it("ids still resolve within their own schema", () => {
+    const own = compileSchema({ definitions: { code: { id: "#code", type: "string", pattern: "^C" } }, properties: { a: { $ref: "#code" } } });
+    expect(own.validate({ a: "C1" })).toEqual([]);
+    expect(own.validate({ a: "x" }).map((e) => e.property)).toEqual(["a"]);
+  });
+});

@@ -1,4 +1,5 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
+import { compileIsolated } from "./ajv-isolation";
 import { linearRegExp } from "../query/linear-regexp";
 import { validationError, type PropertyError } from "../errors";
 import { addDraft4Formats, addLinearUniqueItems, loopsWithoutEnd, MULTIPLE_OF_PRECISION, realCalendarDate, withinFourDigitYears } from "./schema-formats";
@@ -64,7 +65,7 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
   }
   let validate: ValidateFunction;
   try {
-    validate = ajv.compile(standard);
+    validate = compileIsolated(ajv, standard);
   } catch (error) {
     throw validationError("Validation error", [{ property: "schema", message: (error as Error).message }]);
   }

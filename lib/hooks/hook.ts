@@ -1,4 +1,5 @@
 import Ajv from "ajv-draft-04";
+import { compileIsolated } from "../documents/ajv-isolation";
 import { linearRegExp } from "../query/linear-regexp";
 import type { ValidateFunction } from "ajv";
 import { validationError, type PropertyError } from "../errors";
@@ -232,7 +233,7 @@ export function conditionsFor(schema: Record<string, unknown>): ValidateFunction
   const key = JSON.stringify(schema);
   let validate = compiled.get(key);
   if (!validate) {
-    validate = conditionsAjv.compile(schema) as unknown as ValidateFunction;
+    validate = compileIsolated(conditionsAjv, schema) as unknown as ValidateFunction;
     // `$async: true` makes ajv answer a promise, which rejects for a document that fails: a
     // truthy answer for every document, and a rejection nobody awaits, which stopped the thread.
     if ((validate as { $async?: unknown }).$async) throw new Error("$async schemas are not supported: conditions are checked synchronously");
