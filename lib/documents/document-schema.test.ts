@@ -162,3 +162,32 @@ describe("schema ids stay with their schema (ajv shared by all projects)", () =>
     expect(own.validate({ a: "x" }).map((e) => e.property)).toEqual(["a"]);
   });
 });
+
+describe("refused at save: what no document could ever satisfy, and Arca's keywords with wrong values", () => {
+  const errorsOf = (schema: Record<string, unknown>) => {
+    try {
+      compileSchema(schema, { checkArca: true });
+      return [];
+    } catch (error) {
+      return (error as { errors: { property: string }[] }).errors.map((e) => e.property);
+    }
+  };
+
+  it("a root type that does not allow object", () => {
+    expect(errorsOf({ type: "string" })).toEqual(["schema.type"]);
+    expect(errorsOf({ type: ["array", "null"] })).toEqual(["schema.type"]);
+    expect(errorsOf({ type: "object" })).toEqual([]);
+    expect(errorsOf({ type: ["object", "null"] })).toEqual([]);
+    // Stored schemas compile as before (a write is judged by what its schema was saved with).
+    expect(compileSchema({ type: "string" }).validate({})).toHaveLength(1);
+  });
+
+  it("immutable that is not a boolean, position that is not a number", () => {
+    expect(errorsOf({ properties: { a: { type: "string", immutable: "yes" }, b: { type: "string", position: "x" }, c: { properties: { d: { position: null } } } } })).toEqual([
+      "schema.properties.a.immutable",
+      "schema.properties.b.position",
+      "schema.properties.c.properties.d.position",
+    ]);
+    expect(errorsOf({ properties: { a: { type: "string", immutable: false, position: 2.5 } } })).toEqual([]);
+  });
+});

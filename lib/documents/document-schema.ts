@@ -43,7 +43,7 @@ const DEFORM_KEYWORDS = ["immutable", "position", "processors"];
  */
 export function compileSchema(schema: Record<string, unknown>, options: { checkArca?: boolean } = {}): CompiledSchema {
   const definitions = schema.definitions && typeof schema.definitions === "object" && !Array.isArray(schema.definitions) ? (schema.definitions as Record<string, unknown>) : {};
-  const info: Translation = { datetimes: [], immutables: [], embeds: [], files: [], definitions, resolving: new Set(), lost: [] };
+  const info: Translation = { datetimes: [], immutables: [], embeds: [], files: [], definitions, resolving: new Set(), lost: [], malformed: [] };
   const standard = translate(schema, [], info, true) as Record<string, unknown>;
   if (options.checkArca) {
     // Every document has a string `_id` (CONTRACT §5): a schema typing it otherwise refused them all.
@@ -59,6 +59,7 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
     const system = info.embeds.filter((embed) => embed.collection.startsWith("_"));
     if (system.length)
       throw validationError("Validation error", system.map(({ path }) => ({ property: `schema.properties.${path.join(".properties.")}.collection`, message: "an embed reads from a user collection, not a system one (a file is a property of type file)" })));
+    if (info.malformed.length) throw validationError("Validation error", [...new Map(info.malformed.map((e) => [e.property, e])).values()]);
     const lost = [...new Set(info.lost)];
     if (lost.length)
       throw validationError("Validation error", lost.map((property) => ({ property, message: "Arca's keywords (datetime, embed, file, immutable, processors) need a fixed place: not under patternProperties or in a recursive $ref; processors only on properties (not in definitions, allOf/anyOf/oneOf, not or additionalProperties)" })));
@@ -113,6 +114,8 @@ interface Translation extends Omit<CompiledSchema, "validate"> {
   definitions: Record<string, unknown>;
   resolving: Set<string>;
   lost: string[];
+  /** Arca's keywords with values they never take, and a root that cannot describe a document. */
+  malformed: PropertyError[];
 }
 
 /** The one `$ref` form Arca follows: into the schema's own `definitions`. */
@@ -144,6 +147,11 @@ function translate(node: unknown, path: string[], info: Translation, root = fals
     out[key] = value;
   }
   if (source.immutable === true && path.length) info.immutables.push(path);
+  const at = (keyword: string) => (path.length ? `schema.properties.${path.join(".properties.")}.${keyword}` : `schema.${keyword}`);
+  if ("immutable" in source && typeof source.immutable !== "boolean") info.malformed.push({ property: at("immutable"), message: "immutable is true or false" });
+  if ("position" in source && !Number.isFinite(source.position)) info.malformed.push({ property: at("position"), message: "position is a number" });
+  if (root && source.type !== undefined && !(Array.isArray(source.type) ? source.type : [source.type]).includes("object"))
+    info.malformed.push({ property: "schema.type", message: "a collection's documents are objects: the schema's type must allow object" });
   switch (source.type) {
     case "datetime":
       out.type = "string";
