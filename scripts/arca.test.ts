@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { uniqueEmail, uniqueProjectId } from "../lib/testing/fixtures";
 import { startTestServer, type TestServer } from "../lib/testing/test-server";
+import { until } from "../lib/api/tests/files-helpers";
 import { parseArgs, parseCommand } from "./arca";
 
 const run = promisify(execFile);
@@ -37,6 +38,13 @@ describe("operator CLI", () => {
     const info = await server.request("/api/info/", { project, session: login.body.sessionId });
     expect(info.status).toBe(200);
     expect(info.body.name).toBe("From CLI");
+    // A reset to the same password keeps the sessions; a new password ends them (the server's
+    // authentication cache holds a session for at most a second).
+    await arca("user", "create", email, "--password", "cli-password-1");
+    expect((await server.request("/api/info/", { project, session: login.body.sessionId })).status).toBe(200);
+    await arca("user", "create", email, "--password", "cli-password-2");
+    await until(async () => (await server.request("/api/info/", { project, session: login.body.sessionId })).status === 401);
+    expect((await server.request("/api/user/", { action: "login", json: { email, password: "cli-password-2" } })).status).toBe(200);
     // An empty name is refused as the API refuses it (it was dropped: the default name was used).
     const unnamed = uniqueProjectId("cli");
     const empty = await arca("project", "create", unnamed, "--owner", email, "--name", "").catch((e) => e);

@@ -18,7 +18,7 @@ import path from "node:path";
  * `token create` prints the secret alone on the last line of stdout.
  */
 const usage = `usage:
-  arca user create <email> --password <pw>        (an existing user: password reset, confirmed)
+  arca user create <email> --password <pw>        (an existing user: password reset, confirmed; a new password ends its sessions)
   arca project create <id> --owner <email> [--name <n>]
   arca token create <project> --name <n> [--permission '<json>']
                                                   (without --permission: every right, {"allow":{"all":true}})

@@ -178,15 +178,24 @@ export async function updateUser(userId: string, patch: Record<string, unknown>,
   return publicUser(user);
 }
 
-/** Creates a confirmed user at once (operator CLI, ARCA_ADMIN_EMAIL). Existing: password reset. */
+/**
+ * Creates a confirmed user at once (operator CLI, ARCA_ADMIN_EMAIL). Existing: password reset,
+ * which ends the account's sessions when the password changes (a reset after a compromise must
+ * lock the old sessions out, as a password change does); the same password keeps them, so the
+ * admin configured at every start stays signed in.
+ */
 export async function ensureConfirmedUser(emailInput: string, password: string): Promise<PublicUser> {
   const email = requireEmail(emailInput);
-  const passwordHash = await hashPassword(requirePassword(password));
+  requirePassword(password);
+  const existing = await prisma().user.findUnique({ where: { email } });
+  const changed = !existing || !(await verifyPassword(password, existing.passwordHash));
+  const passwordHash = changed ? await hashPassword(password) : existing.passwordHash;
   const user = await prisma().user.upsert({
     where: { email },
     create: { id: generateId(), email, passwordHash, confirmedAt: new Date() },
-    update: { passwordHash, confirmedAt: new Date() },
+    update: { passwordHash, confirmedAt: existing?.confirmedAt ?? new Date() },
   });
+  if (existing && changed) await whileNarrowingAccess(() => prisma().session.deleteMany({ where: { userId: user.id } }));
   return publicUser(user);
 }
 
