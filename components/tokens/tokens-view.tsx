@@ -165,7 +165,7 @@ function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (
           <Alert tone="info">The collection list is not available: type the collection names this token may use.</Alert>
         )}
         <PermissionMatrix collections={collections.data?.names ?? []} all={all} onAllChange={setAll} matrix={matrix} onMatrixChange={setMatrix} />
-        {empty && <p className="text-xs text-slate-500">Without any permission the token can only read the project&apos;s info.</p>}
+        {empty && <p className="text-xs text-slate-500">Without any permission the token reads and writes nothing: the collection list shows it none, everything else is refused (403).</p>}
         <Button type="submit" className="w-full" disabled={create.isPending || !name.trim()}>
           {create.isPending ? "Creating..." : "Create token"}
         </Button>
