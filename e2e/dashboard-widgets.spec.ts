@@ -306,28 +306,35 @@ test("tokens: created and last-used dates, from a dashboard-only read", async ({
   await snap(page, "widgets-token-dates");
 });
 
-test("a null typed in the JSON editor is stored as null (saved whole: a merge patch would remove the key)", async ({ page }) => {
-  expect((await call("/api/collections/notes/documents/", { json: { _id: "n1", k: "v", o: { p: 1, q: 2 } } })).status).toBe(201);
+test("a null typed in the JSON editor is stored as null; only the changed keys are sent, so others' changes survive", async ({ page }) => {
+  expect((await call("/api/collections/notes/documents/", { json: { _id: "n1", k: "v", o: { p: 1, q: 2 }, t: "a" } })).status).toBe(201);
   await page.goto(`/projects/${projectId}/collections/notes`);
   await page.getByRole("button", { name: "Edit n1" }).click();
   const editor = page.getByLabel("Document (JSON)");
   const text = (await editor.textContent()) ?? "";
   await editor.fill(text.replace('"k": "v"', '"k": null').replace('"p": 1', '"p": null'));
-  const put = page.waitForRequest((r) => r.method() === "PUT" && r.url().includes("/documents/n1/"));
+  // A merge patch would read these nulls as "remove": the changed keys go whole, as a plain PATCH.
+  const withNulls = page.waitForRequest((r) => r.method() === "PATCH" && r.url().includes("/documents/n1/"));
   await page.getByRole("button", { name: "Save document" }).click();
-  expect((await put).postDataJSON()).toEqual({ _id: "n1", k: null, o: { p: null, q: 2 } });
+  const sent = await withNulls;
+  expect(sent.headers()["content-type"]).toBe("application/json");
+  expect(sent.postDataJSON()).toEqual({ k: null, o: { p: null, q: 2 } });
   await expect(page.getByRole("dialog")).toHaveCount(0);
-  expect((await call("/api/collections/notes/documents/n1/")).body).toEqual({ _id: "n1", k: null, o: { p: null, q: 2 } });
+  expect((await call("/api/collections/notes/documents/n1/")).body).toEqual({ _id: "n1", k: null, o: { p: null, q: 2 }, t: "a" });
 
-  // Without a null the edit is a merge patch of the change alone, as before.
+  // The document now holds nulls; an edit of another key is a merge patch of that key alone, so a
+  // change made elsewhere while the editor was open is kept (a whole PUT overwrote it).
   await page.getByRole("button", { name: "Edit n1" }).click();
   const again = (await editor.textContent()) ?? "";
-  await editor.fill(again.replace('"k": null', '"k": "w"').replace('"p": null', '"p": 3'));
+  expect((await call("/api/collections/notes/documents/n1/", { method: "PATCH", json: { t: "changed elsewhere" } })).status).toBe(200);
+  await editor.fill(again.replace('"q": 2', '"q": 3'));
   const patch = page.waitForRequest((r) => r.method() === "PATCH" && r.url().includes("/documents/n1/"));
   await page.getByRole("button", { name: "Save document" }).click();
-  expect((await patch).postDataJSON()).toEqual({ k: "w", o: { p: 3 } });
+  const merge = await patch;
+  expect(merge.headers()["content-type"]).toBe("application/merge-patch+json");
+  expect(merge.postDataJSON()).toEqual({ o: { q: 3 } });
   await expect(page.getByRole("dialog")).toHaveCount(0);
-  expect((await call("/api/collections/notes/documents/n1/")).body).toEqual({ _id: "n1", k: "w", o: { p: 3, q: 2 } });
+  expect((await call("/api/collections/notes/documents/n1/")).body).toEqual({ _id: "n1", k: null, o: { p: null, q: 3 }, t: "changed elsewhere" });
 });
 
 test("a page past the end shows the last page; the heading's count follows live changes", async ({ page }) => {

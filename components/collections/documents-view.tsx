@@ -6,7 +6,7 @@ import { useQueryClient } from "@tanstack/react-query";
 import { useEffect, useRef, useState } from "react";
 import { ApiError, describeError } from "@/lib/client/api";
 import { queryKeys, useCollection, useCreateDocument, useDeleteDocument, useDeleteDocuments, useDocuments, usePatchDocument, useReplaceDocument, type DocumentQuery } from "@/lib/client/hooks";
-import { cellText, documentColumns, holdsPropertyNull, mergePatchDiff, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
+import { cellText, documentColumns, documentEdit, parseFilter, parseJsonObject } from "@/lib/client/json-editing";
 import type { ArcaDocument, CollectionDefinition } from "@/lib/client/types";
 import { Alert, Button, buttonClass, Card, ConfirmDialog, inputClass, JsonField } from "@/components/ui";
 import { DocumentTransfer } from "./document-transfer";
@@ -849,16 +849,14 @@ function DocumentEditor({
     if (!parsed.ok || localErrors.length) return;
     setNotice(undefined);
     if (original) {
-      const diff = mergePatchDiff(original, parsed.value);
-      delete diff._id;
-      if (!Object.keys(diff).length) return setNotice("Nothing changed.");
-      // A null the user typed is a value to keep; in a merge patch it would remove the key.
-      if (holdsPropertyNull(parsed.value)) {
+      const edit = documentEdit(original, parsed.value);
+      if (!edit) return setNotice("Nothing changed.");
+      if (edit.kind === "whole") {
         patch.reset();
-        replace.mutate(parsed.value as ArcaDocument, { onSuccess: onDone });
+        replace.mutate(edit.document as ArcaDocument, { onSuccess: onDone });
       } else {
         replace.reset();
-        patch.mutate({ id: original._id, patch: diff }, { onSuccess: onDone });
+        patch.mutate({ id: original._id, patch: edit.patch, topLevel: edit.kind === "top-level" }, { onSuccess: onDone });
       }
     } else {
       const document = { ...parsed.value };
@@ -869,7 +867,7 @@ function DocumentEditor({
 
   return (
     <div ref={ref}>
-      <Card title={original ? `Edit ${original._id}` : "New document"} description={original ? "Only what you change is sent (a JSON merge patch; a document holding null is saved whole)." : "Leave out _id to have one generated."}>
+      <Card title={original ? `Edit ${original._id}` : "New document"} description={original ? "Only what you change is sent: a JSON merge patch, or the changed keys whole when they hold a null." : "Leave out _id to have one generated."}>
         <form onSubmit={submit} className="space-y-4" noValidate aria-label={original ? "Edit document" : "New document"}>
           {mutation.error && <Alert>{apiError?.errors.length ? `${apiError.message}: the server refused the document.` : describeError(mutation.error)}</Alert>}
           {notice && <Alert tone="info">{notice}</Alert>}

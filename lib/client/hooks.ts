@@ -268,13 +268,14 @@ export function useCreateDocument(project: string, collection: string) {
 export function usePatchDocument(project: string, collection: string) {
   const client = useQueryClient();
   return useMutation({
-    mutationFn: ({ id, patch }: { id: string; patch: Record<string, unknown> }) =>
-      apiFetch<ArcaDocument>(`${documentsPath(collection)}${enc(id)}/`, { method: "PATCH", project, json: patch, contentType: "application/merge-patch+json" }),
+    // `topLevel`: a plain JSON PATCH, which replaces the top-level keys it names (nulls kept).
+    mutationFn: ({ id, patch, topLevel = false }: { id: string; patch: Record<string, unknown>; topLevel?: boolean }) =>
+      apiFetch<ArcaDocument>(`${documentsPath(collection)}${enc(id)}/`, { method: "PATCH", project, json: patch, contentType: topLevel ? undefined : "application/merge-patch+json" }),
     onSuccess: () => invalidateDocuments(client, project, collection),
   });
 }
 
-/** Saves a whole document (PUT): for edits a merge patch cannot carry, a `null` kept as a value. */
+/** Saves a whole document (PUT): for the edit no patch carries (a top-level key removed and a null kept). */
 export function useReplaceDocument(project: string, collection: string) {
   const client = useQueryClient();
   return useMutation({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cellText, checkSchema, documentColumns, fileProperties, holdsPropertyNull, mergePatchDiff, parseFilter, parseJsonObject, previewKind, schemaColumns } from "./json-editing";
+import { cellText, checkSchema, documentColumns, documentEdit, fileProperties, mergePatchDiff, parseFilter, parseJsonObject, previewKind, schemaColumns } from "./json-editing";
 
 describe("parseJsonObject", () => {
   it("accepts objects and names where parsing stopped", () => {
@@ -44,15 +44,6 @@ describe("columns", () => {
   });
 });
 
-describe("holdsPropertyNull", () => {
-  it("finds a null kept as an object's property, at any depth, but not inside arrays (which a merge patch keeps whole)", () => {
-    expect(holdsPropertyNull({ k: null })).toBe(true);
-    expect(holdsPropertyNull({ o: { p: { q: null } } })).toBe(true);
-    expect(holdsPropertyNull({ a: [null, { b: null }], s: "null" })).toBe(false);
-    expect(holdsPropertyNull({ n: 0, f: false, e: "" })).toBe(false);
-  });
-});
-
 describe("mergePatchDiff", () => {
   it("sends only what changed, null for what went", () => {
     const file = { _id: "f", name: "a.png", md5: "x", content_type: "image/png", size: 1 };
@@ -60,6 +51,26 @@ describe("mergePatchDiff", () => {
     const after = { _id: "d", title: "B", meta: { pages: 1 }, cover: file, tags: ["x"] };
     expect(mergePatchDiff(before, after)).toEqual({ gone: null, title: "B", meta: { lang: null }, tags: ["x"] });
     expect(mergePatchDiff(before, before)).toEqual({});
+  });
+});
+
+describe("documentEdit", () => {
+  const before = { _id: "d", title: "A", n: null, meta: { pages: 1, lang: "en" }, tags: ["x"] };
+
+  it("a merge patch of what changed, though the document holds nulls elsewhere (a whole PUT overwrote others' changes)", () => {
+    expect(documentEdit(before, { ...before, title: "B" })).toEqual({ kind: "merge-patch", patch: { title: "B" } });
+    expect(documentEdit(before, { _id: "d", title: "A", n: null, meta: { pages: 1 } })).toEqual({ kind: "merge-patch", patch: { tags: null, meta: { lang: null } } });
+    expect(documentEdit(before, before)).toBeUndefined();
+  });
+
+  it("the changed top-level keys whole when a changed value keeps a null", () => {
+    expect(documentEdit(before, { ...before, title: null })).toEqual({ kind: "top-level", patch: { title: null } });
+    expect(documentEdit(before, { ...before, meta: { pages: 1, lang: null }, tags: ["y"] })).toEqual({ kind: "top-level", patch: { meta: { pages: 1, lang: null }, tags: ["y"] } });
+  });
+
+  it("the whole document when a top-level key went and a null is kept", () => {
+    const after = { _id: "d", title: null, n: null, meta: { pages: 1, lang: "en" } };
+    expect(documentEdit(before, after)).toEqual({ kind: "whole", document: after });
   });
 });
 

@@ -152,13 +152,41 @@ export function mergePatchDiff(before: Record<string, unknown>, after: Record<st
   return patch;
 }
 
+export type DocumentEdit =
+  | { kind: "merge-patch"; patch: Record<string, unknown> }
+  | { kind: "top-level"; patch: Record<string, unknown> }
+  | { kind: "whole"; document: Record<string, unknown> };
+
 /**
- * True when `value` holds a `null` as an object's property, at any depth outside arrays: a merge
- * patch cannot store one (RFC 7396: `null` removes the key), so such an edit is saved whole (PUT).
+ * How an edit of `before` into `after` is sent, with as little as possible of what did not change
+ * (whatever is sent overwrites what others wrote meanwhile):
+ * - a JSON merge patch, unless a changed value holds a null to keep (there null removes a key:
+ *   the patch is sent when applying it to `before` gives `after`);
+ * - else the changed top-level keys whole, as a plain JSON `PATCH` (CONTRACT §5: it replaces the
+ *   keys it names, nulls and all), unless a top-level key was removed;
+ * - else the whole document (`PUT`), the one edit neither patch carries.
+ * `undefined` when nothing changed. `_id` is never part of a patch.
  */
-export function holdsPropertyNull(value: unknown): boolean {
-  if (!isObject(value)) return false;
-  return Object.values(value).some((item) => item === null || holdsPropertyNull(item));
+export function documentEdit(before: Record<string, unknown>, after: Record<string, unknown>): DocumentEdit | undefined {
+  const diff = mergePatchDiff(before, after);
+  delete diff._id;
+  const changed = Object.keys(diff);
+  if (!changed.length) return undefined;
+  // Faithful unless a null meant as a value would be read as "remove".
+  if (deepEqual(applyMergePatch(before, diff), after)) return { kind: "merge-patch", patch: diff };
+  if (changed.every((key) => key in after)) return { kind: "top-level", patch: Object.fromEntries(changed.map((key) => [key, after[key]])) };
+  return { kind: "whole", document: after };
+}
+
+/** RFC 7396's algorithm: what the server makes of `patch` over `target`. */
+function applyMergePatch(target: unknown, patch: unknown): unknown {
+  if (!isObject(patch)) return patch;
+  const out: Record<string, unknown> = isObject(target) ? { ...target } : {};
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === null) delete out[key];
+    else out[key] = applyMergePatch(out[key], value);
+  }
+  return out;
 }
 
 export function deepEqual(a: unknown, b: unknown): boolean {
