@@ -306,6 +306,24 @@ test("tokens: created and last-used dates, from a dashboard-only read", async ({
   await snap(page, "widgets-token-dates");
 });
 
+test("tokens: renamed and given other permissions on the Tokens page; entries the matrix cannot show are kept", async ({ page }) => {
+  const where = { what: "document", where: "books", what_id: "b1" };
+  const made = await call("/api/collections/_tokens/documents/", { json: { _id: "edit-me", name: "old name", permission: { allow: { read: ["posts", where] } } } });
+  expect(made.status).toBe(201);
+  await page.goto(`/projects/${projectId}/tokens`);
+  await page.getByRole("button", { name: "Edit token old name" }).click();
+  const form = page.getByRole("form", { name: "Edit token" });
+  await expect(form.getByLabel("read posts")).toBeChecked();
+  await expect(form).toContainText("Also kept as set through the API: read books/b1");
+  await form.getByLabel("Name", { exact: true }).fill("new name");
+  await form.getByLabel("write posts").check();
+  await form.getByRole("button", { name: "Save token" }).click();
+  await expect(form).toHaveCount(0);
+  await expect(page.getByTestId("token-edit-me")).toContainText("new name");
+  const saved = (await call("/api/collections/_tokens/documents/edit-me/")).body;
+  expect(saved).toMatchObject({ name: "new name", is_active: true, permission: { allow: { all: false, read: ["posts", where], write: ["posts"], update: [], delete: [] } } });
+});
+
 test("a null typed in the JSON editor is stored as null; only the changed keys are sent, so others' changes survive", async ({ page }) => {
   expect((await call("/api/collections/notes/documents/", { json: { _id: "n1", k: "v", o: { p: 1, q: 2 }, t: "a" } })).status).toBe(201);
   await page.goto(`/projects/${projectId}/collections/notes`);

@@ -7,13 +7,14 @@ import { ApiError, describeError } from "@/lib/client/api";
 import { queryKeys, useCollectionNames, useCreateToken, useDeleteToken, useTokens, useUpdateToken } from "@/lib/client/hooks";
 import { TOKEN_ACTIONS, type CreatedToken, type PermissionEntry, type Token, type TokenAllow } from "@/lib/client/types";
 import { Alert, Badge, Button, Card, ConfirmDialog, TextField } from "@/components/ui";
-import { PermissionMatrix, type Matrix } from "./permission-matrix";
+import { emptyRow, PermissionMatrix, type Matrix } from "./permission-matrix";
 import { TokenSecret } from "./token-secret";
 import { timeAgo } from "@/components/hooks/delivery-status";
 
 /** A project's API tokens: the list with deactivate/delete, and the create form. */
 export function TokensView({ projectId, canManage }: { projectId: string; canManage: boolean }) {
   const [created, setCreated] = useState<CreatedToken | undefined>();
+  const [editing, setEditing] = useState<Token | undefined>();
   // Members may read tokens but not manage them (CONTRACT §10, lib/auth/can.ts): no button that only 403s.
   if (!canManage)
     return (
@@ -24,10 +25,12 @@ export function TokensView({ projectId, canManage }: { projectId: string; canMan
     );
   return (
     <div className="grid items-start gap-6 lg:grid-cols-[1fr_26rem] [&>*]:min-w-0">
-      <TokenList projectId={projectId} canManage />
+      <TokenList projectId={projectId} canManage onEdit={(token) => (setCreated(undefined), setEditing(token))} />
       <div>
         {created ? (
           <TokenSecret name={created.name || created._id} secret={created.token} onDone={() => setCreated(undefined)} />
+        ) : editing ? (
+          <EditToken key={editing._id} projectId={projectId} token={editing} onDone={() => setEditing(undefined)} />
         ) : (
           <CreateToken projectId={projectId} onCreated={setCreated} />
         )}
@@ -36,7 +39,7 @@ export function TokensView({ projectId, canManage }: { projectId: string; canMan
   );
 }
 
-function TokenList({ projectId, canManage }: { projectId: string; canManage: boolean }) {
+function TokenList({ projectId, canManage, onEdit }: { projectId: string; canManage: boolean; onEdit?: (token: Token) => void }) {
   const tokens = useTokens(projectId);
   // Not in the `_tokens` records (CONTRACT §9 fixes their shape): a dashboard-only server action,
   // under the tokens' query key so a create or delete refreshes it with the list.
@@ -67,6 +70,9 @@ function TokenList({ projectId, canManage }: { projectId: string; canManage: boo
               </div>
               {canManage && (
                 <div className="flex gap-2">
+                  <Button variant="secondary" className="px-2.5 py-1.5 text-xs" onClick={() => onEdit?.(token)} aria-label={`Edit token ${token.name || token._id}`}>
+                    Edit
+                  </Button>
                   <Button
                     variant="secondary"
                     className="px-2.5 py-1.5 text-xs"
@@ -172,6 +178,61 @@ function CreateToken({ projectId, onCreated }: { projectId: string; onCreated: (
       </form>
     </Card>
   );
+}
+
+/**
+ * Renames a token or changes its permissions (a PATCH of `_tokens`; its secret stays). Entries
+ * the matrix cannot show (a document's id, a `where`) are kept as they are and listed.
+ */
+function EditToken({ projectId, token, onDone }: { projectId: string; token: Token; onDone: () => void }) {
+  const collections = useCollectionNames(projectId);
+  const update = useUpdateToken(projectId);
+  const allowed = token.permission.allow;
+  const [name, setName] = useState(token.name);
+  const [all, setAll] = useState(allowed.all === true);
+  const [matrix, setMatrix] = useState<Matrix>(() => toMatrix(allowed));
+  const kept = TOKEN_ACTIONS.flatMap((action) => allowed[action].filter((entry) => typeof entry !== "string").map((entry) => ({ action, entry })));
+  const named = TOKEN_ACTIONS.flatMap((action) => allowed[action].filter((entry): entry is string => typeof entry === "string"));
+  const allow = toAllow(all, matrix);
+  if (!all) for (const { action, entry } of kept) allow[action].push(entry);
+  const apiError = update.error instanceof ApiError ? update.error : undefined;
+
+  function submit(event: React.FormEvent) {
+    event.preventDefault();
+    update.mutate({ id: token._id, patch: { name: name.trim(), permission: { allow } } }, { onSuccess: onDone });
+  }
+
+  return (
+    <Card title={`Edit ${token.name || token._id}`} description="Programs keep the same secret; the new permissions apply to their next request.">
+      <form onSubmit={submit} className="space-y-4" aria-label="Edit token">
+        {update.error && <Alert>{describeError(update.error)}</Alert>}
+        <TextField label="Name" name="token-name" required maxLength={200} value={name} onChange={(e) => setName(e.target.value)} error={apiError?.errorFor("name")} />
+        <PermissionMatrix collections={[...new Set([...(collections.data?.names ?? []), ...named])]} all={all} onAllChange={setAll} matrix={matrix} onMatrixChange={setMatrix} />
+        {kept.length > 0 && (
+          <p className="text-xs text-slate-500">
+            {all ? "Full access replaces these entries set through the API: " : "Also kept as set through the API: "}
+            {kept.map(({ action, entry }) => `${action} ${entryLabel(entry)}`).join(" · ")}
+          </p>
+        )}
+        <div className="flex gap-2">
+          <Button type="submit" className="flex-1" disabled={update.isPending || !name.trim()}>
+            {update.isPending ? "Saving..." : "Save token"}
+          </Button>
+          <Button type="button" variant="secondary" onClick={onDone}>
+            Cancel
+          </Button>
+        </div>
+      </form>
+    </Card>
+  );
+}
+
+/** The matrix of a token's collection entries (by name); the others are kept aside. */
+function toMatrix(allow: TokenAllow): Matrix {
+  const matrix: Matrix = {};
+  for (const action of TOKEN_ACTIONS)
+    for (const entry of allow[action]) if (typeof entry === "string") matrix[entry] = { ...emptyRow(), ...matrix[entry], [action]: true };
+  return matrix;
 }
 
 function toAllow(all: boolean, matrix: Matrix): TokenAllow {
