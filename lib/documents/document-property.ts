@@ -1,6 +1,6 @@
 import { conflict, notFound, validationError } from "../errors";
 import type { ProjectScope } from "../collections/collection";
-import { checkJsonInput, checkPropertyPath, setOwn } from "../query/json-input";
+import { checkJsonInput, checkPropertyPath, MAX_ARRAY_INDEX, setOwn } from "../query/json-input";
 import { isFileRecordShape } from "../files/file-record";
 import { mergePatch } from "./merge-patch";
 import { shallowPatch, type PatchMode } from "./patch-document";
@@ -88,12 +88,10 @@ export async function setDocumentProperty(
 /** An array is walked by index only: a name on an array would be a key JSON cannot keep (422). */
 function arrayIndex(node: Doc | unknown[], segment: string, at: string[]): number | undefined {
   if (!Array.isArray(node)) return undefined;
-  if (/^\d+$/.test(segment) && Number(segment) <= MAX_ARRAY_INDEX) return Number(segment);
-  throw validationError("Validation error", [{ property: at.join("."), message: "an array element is named by its index (0, 1, ...)" }]);
+  if (!/^\d+$/.test(segment)) throw validationError("Validation error", [{ property: at.join("."), message: "an array element is named by its index (0, 1, ...)" }]);
+  if (Number(segment) > MAX_ARRAY_INDEX) throw validationError("Validation error", [{ property: at.join("."), message: `an array index is at most ${MAX_ARRAY_INDEX}` }]);
+  return Number(segment);
 }
-
-/** An index far past the end would pad the array with millions of nulls. */
-const MAX_ARRAY_INDEX = 100_000;
 
 function patchValue(current: unknown, patch: unknown, mode: PatchMode): unknown {
   if (mode === "merge") return mergePatch(current, patch);

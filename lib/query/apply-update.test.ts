@@ -46,6 +46,10 @@ describe("applyUpdate", () => {
       { $set: { "arr.x": 9 } }, { $inc: { "arr.y": 1 } }, { $set: { "objs.name": "z" } }, { $set: { "arr.-1": 5 } },
       { $set: { "s.x": 1 } }, { $set: { "z.a": 1 } }, { $push: { "arr.x": 1 } }, { $rename: { s: "arr.x" } }, { $mul: { big: 10 } },
     ]) expect(() => applyUpdate(structuredClone(doc), operation), JSON.stringify(operation)).toThrow(AppError);
+    // An index far past the end would pad the array with nulls: at most 100,000, as on property paths.
+    expect(() => applyUpdate(structuredClone(doc), { $set: { "arr.4000000": 1 } })).toThrow(/an array index is at most 100000/);
+    expect(() => applyUpdate(structuredClone(doc), { $rename: { s: "arr.100001" } })).toThrow(AppError);
+    expect((applyUpdate(structuredClone(doc), { $set: { "arr.5": 1 } }).arr as unknown[]).length).toBe(6);
     // Indexes into arrays and new paths are fine.
     expect(applyUpdate(structuredClone(doc), { $set: { "arr.1": 7, "objs.0.k": 2, "new.deep": 1 } })).toMatchObject({ arr: [1, 7], objs: [{ k: 2 }], new: { deep: 1 } });
   });
@@ -57,6 +61,11 @@ describe("applyUpdate", () => {
       [{ $addToSet: { tags: { $each: ["b"], $slice: 1 } } }, /Unknown modifier \$slice in \$addToSet/],
       [{ $push: { tags: { $slice: 1 } } }, /need \$each/],
       [{ $push: { tags: { $each: "b" } } }, /\$each needs an array/],
+      [{ $push: { tags: { b: 1, $each: ["c"] } } }, /mixes modifiers with the field "b"/],
+      [{ $push: { tags: { $each: ["c"], $sort: "x" } } }, /\$sort needs 1, -1/],
+      [{ $push: { tags: { $each: ["c"], $sort: 2 } } }, /\$sort needs 1, -1/],
+      [{ $push: { rows: { $each: [{ k: 0 }], $sort: {} } } }, /\$sort needs 1, -1/],
+      [{ $push: { rows: { $each: [{ k: 0 }], $sort: { k: 0 } } } }, /\$sort needs 1, -1/],
       [{ $rename: { "rows.k": "moved" } }, /through an array at rows/],
       [{ $rename: { "o.p": "rows.p" } }, /in an array at rows|through an array at rows/],
     ] as const) {
@@ -65,6 +74,8 @@ describe("applyUpdate", () => {
     // What MongoDB takes still works: modifiers with $each, a plain object pushed, a plain rename.
     expect(applyUpdate(structuredClone(doc), { $push: { tags: { $each: ["b", "c"], $slice: 2 } } }).tags).toEqual(["a", "b"]);
     expect(applyUpdate(structuredClone(doc), { $push: { rows: { k: 2 } } }).rows).toEqual([{ k: 1 }, { k: 2 }]);
+    expect(applyUpdate(structuredClone(doc), { $push: { rows: { $each: [{ k: 0 }], $sort: { k: 1 } } } }).rows).toEqual([{ k: 0 }, { k: 1 }]);
+    expect(applyUpdate(structuredClone(doc), { $push: { tags: { $each: ["0"], $sort: -1 } } }).tags).toEqual(["a", "0"]);
     expect(applyUpdate(structuredClone(doc), { $rename: { "o.p": "o.q" } }).o).toEqual({ q: 1 });
   });
 

@@ -1,6 +1,6 @@
 import { update } from "mingo/updater";
 import { badRequest } from "@/lib/errors";
-import { checkJsonInput, checkPropertyName, setOwn } from "./json-input";
+import { checkJsonInput, checkPropertyName, MAX_ARRAY_INDEX, setOwn } from "./json-input";
 import { deepEqual, isPlainObject } from "./json-values";
 import type { Json } from "./types";
 
@@ -125,6 +125,15 @@ function checkModifiers(operator: string, path: string, value: Record<string, un
   if (unknown) throw badRequest(`Unknown modifier ${unknown} in ${operator} at ${path}`);
   if (!modifiers.includes("$each")) throw badRequest(`${operator} modifiers need $each at ${path}`);
   if (!Array.isArray(value.$each)) throw badRequest(`$each needs an array at ${path}`);
+  // MongoDB's "Unrecognized clause": a field beside the modifiers was dropped silently.
+  const field = Object.keys(value).find((key) => !key.startsWith("$"));
+  if (field !== undefined) throw badRequest(`${operator} at ${path} mixes modifiers with the field ${JSON.stringify(field)}`);
+  if ("$sort" in value && !isSortSpec(value.$sort)) throw badRequest(`$sort needs 1, -1 or an object of fields each 1 or -1 at ${path}`);
+}
+
+function isSortSpec(sort: unknown): boolean {
+  const direction = (v: unknown) => v === 1 || v === -1;
+  return direction(sort) || (isPlainObject(sort) && Object.keys(sort).length > 0 && Object.values(sort).every(direction));
 }
 
 /** The first proper prefix of `path` whose value in `doc` is an array, if any. */
@@ -181,6 +190,7 @@ function checkCreatable(doc: Json, path: string): void {
     if (node === undefined) return;
     if (Array.isArray(node)) {
       if (!/^\d+$/.test(segment)) throw badRequest(`Cannot create field ${segment} in an array at ${path}`);
+      if (Number(segment) > MAX_ARRAY_INDEX) throw badRequest(`Cannot pad the array at ${path}: an array index is at most ${MAX_ARRAY_INDEX}`);
       node = node[Number(segment)];
     } else if (isPlainObject(node)) node = Object.hasOwn(node, segment) ? node[segment] : undefined;
     else throw badRequest(`Cannot create field ${segment} in a ${node === null ? "null" : typeof node} value at ${path}`);

@@ -356,6 +356,17 @@ describe("update, upsert, delete by criteria", () => {
     expect(bad.status).toBe(400);
   });
 
+  it("an array index past 100,000 pads nothing, by update operator (400) or property path (422)", async () => {
+    expect((await t.server.request(docs("pad"), as({ json: { _id: "p", x: [1] } }))).status).toBe(201);
+    const update = await t.server.request(docs("pad"), as({ action: "update", json: { filter: {}, operation: { $set: { "x.4000000": 1 } } } }));
+    expect(update.status).toBe(400);
+    expect(update.body.message).toBe("Cannot pad the array at x.4000000: an array index is at most 100000");
+    const put = await t.server.request(`${docs("pad")}p/x/100001/`, as({ method: "PUT", json: 1 }));
+    expect(put.status).toBe(422);
+    expect(put.body.errors).toEqual([{ property: "x.100001", message: "an array index is at most 100000" }]);
+    expect((await t.server.request(`${docs("pad")}p/`, as())).body).toEqual({ _id: "p", x: [1] });
+  });
+
   it("a filter reads: update and delete by criteria with a filter need read too (the count would read what the principal may not)", async () => {
     for (const i of [1, 2]) await t.server.request(docs("blind"), as({ json: { _id: `b${i}`, secret: `s${i}` } }));
     const blind = await createToken(t.server, t.owner.session, t.owner.project, { allow: { update: ["blind"], delete: ["blind"] } });
