@@ -1,6 +1,6 @@
 import { raw, sql } from "../db/sql";
 import { query } from "../db/query";
-import { AppError, notFound } from "../errors";
+import { AppError, badRequest, notFound } from "../errors";
 import type { ProjectScope } from "../collections/collection";
 import { setOwn } from "../query/json-input";
 import { applyUpdate, compileFilter, parseFilter } from "../query";
@@ -92,13 +92,15 @@ function updateOnce(
 }
 
 /**
- * The plain equalities of a filter (`{a: 1}`, `{a: {$eq: 1}}`), those of its top-level `$and`
- * clauses included (as MongoDB takes them), as the base of an upsert.
+ * The plain equalities of a filter (`{a: 1}`, `{a: {$eq: 1}}`, the `$eq` beside other operators),
+ * those of its top-level `$and` clauses included (as MongoDB takes them), as the base of an
+ * upsert. A path matched twice (`{"a": 2, "a.b": 3}`, `$and: [{k: 2}, {k: 3}]`) is MongoDB's 400:
+ * the document built would not match its own filter, so every retry would insert another.
  */
-function equalities(filter: Record<string, unknown>, seed: Doc = {}): Doc {
+function equalities(filter: Record<string, unknown>, seed: Doc = {}, named: string[] = []): Doc {
   for (const [key, value] of Object.entries(filter)) {
     if (key === "$and" && Array.isArray(value)) {
-      for (const clause of value) if (clause && typeof clause === "object" && !Array.isArray(clause)) equalities(clause as Record<string, unknown>, seed);
+      for (const clause of value) if (clause && typeof clause === "object" && !Array.isArray(clause)) equalities(clause as Record<string, unknown>, seed, named);
       continue;
     }
     if (key.startsWith("$")) continue;
@@ -106,10 +108,13 @@ function equalities(filter: Record<string, unknown>, seed: Doc = {}): Doc {
     if (value && typeof value === "object" && !Array.isArray(value)) {
       const keys = Object.keys(value);
       if (keys.some((k) => k.startsWith("$"))) {
-        if (keys.length !== 1 || keys[0] !== "$eq") continue;
+        if (!keys.includes("$eq")) continue;
         plain = (value as Doc).$eq;
       }
     }
+    const clash = named.find((other) => other === key || other.startsWith(`${key}.`) || key.startsWith(`${other}.`));
+    if (clash !== undefined) throw badRequest(`Cannot build the document to upsert: the filter matches the path ${clash === key ? key : `${clash} and ${key}`} twice`);
+    named.push(key);
     const path = key.split(".");
     let node = seed;
     // Own properties only: `constructor.prototype.x` must build objects, not walk into Object.

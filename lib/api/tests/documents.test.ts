@@ -402,6 +402,18 @@ describe("update, upsert, delete by criteria", () => {
     // Equalities inside a top-level $and seed the new document too.
     const anded = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { "o.deep": "v", $and: [{ q: 1 }, { r: { $eq: 2 } }, { s: { $gt: 1 } }] }, operation: { $set: { x: 1 } } } }));
     expect((await t.server.request(`${docs("ups")}${anded.body.upsertedId}/`, as())).body).toEqual({ _id: anded.body.upsertedId, o: { deep: "v" }, q: 1, r: 2, x: 1 });
+    // `$eq` beside other operators is an equality too, as in MongoDB.
+    const ranged = await t.server.request(docs("ups"), as({ action: "upsert", json: { filter: { m: { $eq: 2, $gt: 1 } }, operation: { $set: { y: 1 } } } }));
+    expect((await t.server.request(`${docs("ups")}${ranged.body.upsertedId}/`, as())).body).toEqual({ _id: ranged.body.upsertedId, m: 2, y: 1 });
+  });
+
+  it("upsert refuses a filter that matches one path twice (the document it built would not match it): 400, nothing inserted", async () => {
+    for (const filter of [{ a: 2, "a.b": 3 }, { $and: [{ k: 2 }, { k: 3 }] }, { k: 1, $and: [{ "k.z": 1 }] }]) {
+      const res = await t.server.request(docs("twice"), as({ action: "upsert", json: { filter, operation: { $set: { x: 1 } } } }));
+      expect(res.status, JSON.stringify(filter)).toBe(400);
+      expect(res.body.message).toMatch(/^Cannot build the document to upsert: the filter matches the path .* twice$/);
+    }
+    expect((await t.server.request(docs("twice"), as())).status).toBe(404);
   });
 
   it("concurrent upserts of one _id: one inserts, the others update it (no 409), every $inc counted", async () => {
