@@ -81,6 +81,15 @@ export async function readMultipart(request: Request, body: Readable | undefined
   const clash = (value: string, file: string) => value === file || value.startsWith(`${file}.`);
   const bothKinds = (valueName: string, fileName: string) =>
     badRequest(valueName === fileName ? `Part ${valueName} is repeated: a file part and a value part have that name` : `Parts ${fileName} (a file) and ${valueName} (a value) name the same property`);
+  // `photos[]` (HTML forms, PHP-style clients): the next index of that array, in part order.
+  const appended = new Map<string, number>();
+  const numbered = (name: string): string => {
+    if (typeof name !== "string" || name.length <= 2 || !name.endsWith("[]")) return name; // busboy: undefined when unreadable
+    const base = name.slice(0, -2);
+    const next = appended.get(base) ?? 0;
+    appended.set(base, next + 1);
+    return `${base}[${next}]`;
+  };
   const pending: Promise<void>[] = [];
   let fieldBytes = 0;
   let failure: Error | undefined;
@@ -101,8 +110,9 @@ export async function readMultipart(request: Request, body: Readable | undefined
   parser.on("partsLimit", () => fail(badRequest(`Multipart body has more than ${MAX_PARTS} parts`)));
   parser.on("filesLimit", () => fail(badRequest(`Multipart body has more than ${MAX_FILES} files`)));
   let seenParts = 0;
-  parser.on("field", (name, value: string | undefined, info) => {
+  parser.on("field", (partName, value: string | undefined, info) => {
     seenParts++;
+    const name = numbered(partName);
     if (failure) return;
     if (info.nameTruncated) return void fail(badRequest("A part name is too long"));
     if (info.valueTruncated) return void fail(payloadTooLarge(`Part ${name} is too large`));
@@ -131,8 +141,9 @@ export async function readMultipart(request: Request, body: Readable | undefined
       fail(error as Error);
     }
   });
-  parser.on("file", (name, stream, info) => {
+  parser.on("file", (partName, stream, info) => {
     seenParts++;
+    const name = numbered(partName);
     // Once the parser is destroyed (the first failure), busboy errors the file stream in flight:
     // a stream only drained here, or not yet piped by `onFile`, must not make that error an
     // uncaught exception that ends the process. Whoever consumes the stream has its own listener.
@@ -149,6 +160,8 @@ export async function readMultipart(request: Request, body: Readable | undefined
     let entry: (typeof fileProperties)[number];
     try {
       ({ property, path, index } = filePropertyName(name));
+      // One name repeated is an array (CONTRACT §5); one index given twice is a mistake.
+      if (index !== undefined && fileProperties.some((f) => f.name === name)) throw badRequest(`Part ${name} is repeated`);
       filename = decodeFileName(info.filename ?? "");
       const value = valueProperties.find((v) => clash(v.property, property));
       if (value) throw bothKinds(value.name, name);

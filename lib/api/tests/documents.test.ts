@@ -709,6 +709,28 @@ describe("multipart bodies of JSON literals", () => {
     expect(refused.body.message).toBe("Part rows[1].scan: no part gives index 0 of its array");
   });
 
+  it("`name[]` parts (HTML forms, PHP-style clients) are the next element of that array, files and values alike", async () => {
+    const data = new FormData();
+    data.append("_id", '"appended"');
+    data.append("tags[]", '"a"');
+    data.append("tags[]", '"b"');
+    data.append("scans[]", new Blob(["one"], { type: "text/plain" }), "one.txt");
+    data.append("scans[]", new Blob(["two!"], { type: "text/plain" }), "two.txt");
+    const schema = { type: "object", properties: { scans: { type: "array", items: { type: "file" } } }, additionalProperties: true };
+    expect((await t.server.request("/api/collections/appended/", as({ json: { schema } }))).status).toBe(201);
+    const created = await t.server.request(docs("appended"), as({ body: data }));
+    expect(created.status, created.text).toBe(201);
+    expect(created.body.tags).toEqual(["a", "b"]);
+    expect(created.body.scans).toEqual([expect.objectContaining({ name: "one.txt", size: 3 }), expect.objectContaining({ name: "two.txt", size: 4 })]);
+    // An index given twice is a repeated part, files as values.
+    const twice = new FormData();
+    twice.append("scans[0]", new Blob(["one"], { type: "text/plain" }), "one.txt");
+    twice.append("scans[0]", new Blob(["two"], { type: "text/plain" }), "two.txt");
+    const refused = await t.server.request(docs("appended"), as({ body: twice }));
+    expect(refused.status).toBe(400);
+    expect(refused.body.message).toBe("Part scans[0] is repeated");
+  });
+
   it("a file input left empty (filename=\"\", no bytes) is no part: a form's PATCH keeps the file it holds", async () => {
     const first = new FormData();
     first.append("_id", '"form"');

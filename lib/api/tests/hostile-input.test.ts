@@ -292,7 +292,9 @@ describe("multipart names and files (issue 10 item 10, issue 14 bug 8, issue 17 
       [{ name: "x[100000]", value: "1" }],
       [{ name: "x[0]", value: "1" }, { name: "x[2]", value: "3" }],
       [{ name: "x[0]", value: "1" }, { name: "x.a", value: "1" }],
-      [{ name: "x[]", value: "1" }],
+      [{ name: "x[]", value: "1" }, { name: "x[0]", value: "2" }],
+      [{ name: "x[][a]", value: "1" }],
+      [{ name: "[]", value: "1" }],
       [{ name: "x]", value: "1" }],
       [{ name: "[0]", value: "1" }],
     ]) {
