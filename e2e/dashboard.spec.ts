@@ -128,7 +128,18 @@ test("sign up, projects, settings, tokens, sign out", async ({ page, context }) 
     await expect(page.getByText("Settings saved.")).toBeVisible();
     const resaved = await (await page.request.get(projectUrl)).json();
     expect(resaved.settings).toMatchObject({ debug: false, files_size_limit: 1_500_000, data_size_limit: 524 });
-    expect((await page.request.patch(projectUrl, { headers: origin, data: { settings: { files_size_limit: 10 * 1024 * 1024, data_size_limit: 0, debug: true } } })).status()).toBe(200);
+
+    // A rename made elsewhere while the form is open is kept: only the fields changed in the form are sent.
+    expect((await page.request.patch(projectUrl, { headers: origin, data: { name: "Renamed elsewhere" } })).status()).toBe(200);
+    await page.getByLabel("Debug log").check();
+    const sent = page.waitForRequest((r) => r.method() === "PATCH" && r.url().endsWith(projectUrl));
+    await page.getByRole("button", { name: "Save settings" }).click();
+    expect((await sent).postDataJSON()).toEqual({ settings: { debug: true } });
+    await expect(page.getByText("Settings saved.")).toBeVisible();
+    expect((await (await page.request.get(projectUrl)).json()).name).toBe("Renamed elsewhere");
+    // The form now shows what was saved, the other change included.
+    await expect(page.getByLabel("Name", { exact: true })).toHaveValue("Renamed elsewhere");
+    expect((await page.request.patch(projectUrl, { headers: origin, data: { name: renamed, settings: { files_size_limit: 10 * 1024 * 1024, data_size_limit: 0, debug: true } } })).status()).toBe(200);
   });
 
   await test.step("the active switch asks first", async () => {

@@ -28,12 +28,15 @@ export function ProjectSettingsView({ projectId, canEdit, isOwner = false }: { p
 
 function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean }) {
   const update = useUpdateProject(project._id);
+  // What the form was opened with: only fields changed from it are sent (the project may have been
+  // changed elsewhere since, and `project` refreshes under the form).
+  const [opened, setOpened] = useState(project);
   const [name, setName] = useState(project.name);
   const [debug, setDebug] = useState(project.settings.debug);
   const [deleteFiles, setDeleteFiles] = useState(project.settings.delete_files);
   const [filesLimit, setFilesLimit] = useState(splitLimit(project.settings.files_size_limit));
   const [dataLimit, setDataLimit] = useState(splitLimit(project.settings.data_size_limit));
-  const [durations, setDurations] = useState(() => Object.fromEntries(DURATION_SETTINGS.map(({ name }) => [name, project.settings[name]])) as Record<DurationSetting, string>);
+  const [durations, setDurations] = useState(() => durationsOf(project));
   const [saved, setSaved] = useState(false);
   const apiError = update.error instanceof ApiError ? update.error : undefined;
 
@@ -57,8 +60,17 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
         data_size_limit: dataBytes,
         ...Object.fromEntries(DURATION_SETTINGS.map(({ name }) => [name, duration(durations[name])])),
       };
-      const settings = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => project.settings[key as keyof typeof wanted] !== value));
-      await update.mutateAsync({ name: name.trim(), ...(Object.keys(settings).length ? { settings } : {}) });
+      const settings = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => opened.settings[key as keyof typeof wanted] !== value));
+      const renamed = name.trim() !== opened.name;
+      const after = await update.mutateAsync({ ...(renamed ? { name: name.trim() } : {}), ...(Object.keys(settings).length ? { settings } : {}) });
+      // The form now shows the project as saved, others' changes included, and compares with that.
+      setOpened(after);
+      setName(after.name);
+      setDebug(after.settings.debug);
+      setDeleteFiles(after.settings.delete_files);
+      setFilesLimit(splitLimit(after.settings.files_size_limit));
+      setDataLimit(splitLimit(after.settings.data_size_limit));
+      setDurations(durationsOf(after));
       setSaved(true);
     } catch {
       // Shown from update.error.
@@ -132,6 +144,10 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
 }
 
 type DurationSetting = "orphan_files_ttl" | "events_ttl" | "hooks_history_ttl";
+
+function durationsOf(project: Project): Record<DurationSetting, string> {
+  return Object.fromEntries(DURATION_SETTINGS.map(({ name }) => [name, project.settings[name]])) as Record<DurationSetting, string>;
+}
 
 const DURATION_SETTINGS: { name: DurationSetting; label: string; placeholder: string; hint: string }[] = [
   {
