@@ -92,6 +92,12 @@ test("members: invite, resend, accept through the link, roles, a stranger sees n
     await expect(bob.page.getByText("This invitation has already been used.")).toBeVisible();
     // Signing out and in again works with the chosen password.
     await bob.page.goto(`/projects/${projectId}/members`);
+    // An admin's own row offers no role, suspend or remove (a slip would lock them out): Leave is the way.
+    const own = bob.page.getByRole("list", { name: "Members" }).getByTestId(`member-${bobEmail}`);
+    await expect(own).toContainText("(you)");
+    await expect(own).toContainText("admin");
+    await expect(own.getByRole("button")).toHaveCount(0);
+    await expect(own.getByLabel(`Role of ${bobEmail}`)).toHaveCount(0);
     await bob.page.getByRole("button", { name: "Sign out" }).click();
     await signIn(bob.page, bobEmail, "bob's long password");
     await expect(bob.page.getByRole("link", { name: /Team project/ })).toBeVisible();

@@ -122,7 +122,9 @@ function MemberRow({ projectId, member, canManage, isMe }: { projectId: string; 
   const [resent, setResent] = useState(false);
   const owner = member.role === "owner";
   const pending = isPendingMember(member);
-  const controls = canManage && !owner;
+  // Your own row offers no role, suspend or remove: an admin would lock themselves out by a slip
+  // (the Leave card is the way out, and says so).
+  const controls = canManage && !owner && !isMe;
   // The dialog shows the update's error while it is open.
   const error = (changing ? undefined : update.error) ?? resend.error;
 
