@@ -241,6 +241,19 @@ test("hooks: create in the UI, deliveries to a local receiver, test, redeliver, 
     await expect(row).toContainText(/attempt ([2-9]|10)(?!\d)/);
   });
 
+  await test.step("a queued delivery is cancelled from the page (its record goes; no attempt follows)", async () => {
+    answerStatus = 500;
+    const stuck = await api("/api/collections/orders/documents/", { json: { total: 400 }, session, project: projectId });
+    const row = deliveries(page).filter({ hasText: stuck.body._id });
+    await expect(row).toHaveAttribute("data-status", "retrying", { timeout: 20_000 });
+    const deliveryId = await row.getAttribute("data-testid").then((id) => id!.replace(/^delivery-/, ""));
+    await row.getByRole("button", { name: /^Cancel / }).click();
+    await page.getByRole("dialog", { name: "Cancel this delivery?" }).getByRole("button", { name: "Cancel delivery" }).click();
+    await expect(row).toHaveCount(0);
+    expect((await api(`/api/collections/_hooks_history/documents/${deliveryId}/`, { session, project: projectId })).status).toBe(404);
+    answerStatus = 204;
+  });
+
   await test.step("the list shows each hook's last delivery; deactivate, edit, delete", async () => {
     await page.getByRole("switch", { name: "Active" }).uncheck();
     await expect(page.getByRole("definition").filter({ hasText: "Inactive" })).toBeVisible();
@@ -264,13 +277,18 @@ test("hooks: create in the UI, deliveries to a local receiver, test, redeliver, 
     await expect(form.getByRole("switch", { name: /Active/ })).not.toBeChecked();
     await form.getByLabel("Name", { exact: true }).fill("Big orders, edited");
     await form.getByRole("switch", { name: /Active/ }).check();
+    // Changed elsewhere while the form is open: kept, as an edit sends only what it changed.
+    const elsewhere = await api(`/api/collections/_hooks/documents/${encodeURIComponent(hookId)}/`, { method: "PATCH", json: { timeout: { read: 5, connect: 1 } }, session, project: projectId });
+    expect(elsewhere.status).toBe(200);
+    const sent = page.waitForRequest((r) => r.method() === "PATCH" && r.url().includes("/_hooks/documents/"));
     await form.getByRole("button", { name: "Save hook" }).click();
+    expect(Object.keys((await sent).postDataJSON()).sort()).toEqual(["is_active", "name"]);
     await expect(page).toHaveURL(`${base}/hooks/${encodeURIComponent(hookId)}`);
     await expect(page.getByRole("heading", { name: "Big orders, edited" })).toBeVisible();
     const stored = await api(`/api/collections/_hooks/documents/${encodeURIComponent(hookId)}/`, { session, project: projectId });
-    expect(stored.body).toMatchObject({ name: "Big orders, edited", is_active: true, secret, headers: { "X-Env": "e2e" }, timeout: { read: 3, connect: 1 } });
+    expect(stored.body).toMatchObject({ name: "Big orders, edited", is_active: true, secret, headers: { "X-Env": "e2e" }, timeout: { read: 5, connect: 1 } });
 
-    await page.getByRole("button", { name: "Delete" }).click();
+    await page.getByRole("button", { name: "Delete", exact: true }).click();
     await page.getByRole("dialog", { name: "Delete this hook?" }).getByRole("button", { name: "Delete hook" }).click();
     await expect(page).toHaveURL(`${base}/hooks`);
     await expect(page.getByText("No hooks yet.")).toBeVisible();

@@ -3,8 +3,8 @@
 import { useId, useState } from "react";
 import { describeError } from "@/lib/client/api";
 import { formatDuration } from "@/lib/client/hook-form";
-import { DELIVERY_STATUSES, HISTORY_REFRESH_MS, useHookDeliveries, useRedeliver, type DeliveryStatus, type HookDelivery } from "@/lib/client/webhooks";
-import { Alert, Button, Card, SelectField } from "@/components/ui";
+import { DELIVERY_STATUSES, HISTORY_REFRESH_MS, useDeleteDelivery, useHookDeliveries, useRedeliver, type DeliveryStatus, type HookDelivery } from "@/lib/client/webhooks";
+import { Alert, Button, Card, ConfirmDialog, SelectField } from "@/components/ui";
 import { DeliveryStatusBadge, timeAgo } from "./delivery-status";
 
 const PER_PAGE = 20;
@@ -12,7 +12,8 @@ const PER_PAGE = 20;
 /**
  * A hook's deliveries from `_hooks_history`, newest first, refreshed every few seconds (they
  * happen in the background): status, attempt, response code, duration, the request and response
- * on demand, a status filter, and "Redeliver" (`X-Action: retry`) for those who manage hooks.
+ * on demand, a status filter, and "Redeliver" (`X-Action: retry`) and "Delete" (a queued one:
+ * "Cancel") for those who manage hooks.
  */
 export function HookDeliveries({ projectId, hookId, canManage }: { projectId: string; hookId: string; canManage: boolean }) {
   const [status, setStatus] = useState<DeliveryStatus | "">("");
@@ -76,6 +77,9 @@ export function HookDeliveries({ projectId, hookId, canManage }: { projectId: st
 function DeliveryRow({ projectId, delivery, canManage }: { projectId: string; delivery: HookDelivery; canManage: boolean }) {
   const [open, setOpen] = useState(false);
   const redeliver = useRedeliver(projectId);
+  const remove = useDeleteDelivery(projectId);
+  const [deleting, setDeleting] = useState(false);
+  const queued = delivery.status === "retrying";
   const detailsId = useId();
   const code = delivery.response?.status_code;
 
@@ -114,8 +118,36 @@ function DeliveryRow({ projectId, delivery, canManage }: { projectId: string; de
               {redeliver.isPending ? "Sending..." : "Redeliver"}
             </Button>
           )}
+          {canManage && (
+            <Button
+              variant="ghost"
+              className="px-2.5 py-1.5 text-xs text-red-700 hover:bg-red-50"
+              aria-label={`${queued ? "Cancel" : "Delete"} ${delivery.trigger} delivery ${delivery.id}`}
+              onClick={() => setDeleting(true)}
+            >
+              {queued ? "Cancel" : "Delete"}
+            </Button>
+          )}
         </div>
       </div>
+      <ConfirmDialog
+        open={deleting}
+        title={queued ? "Cancel this delivery?" : "Delete this delivery record?"}
+        confirmLabel={queued ? "Cancel delivery" : "Delete record"}
+        busy={remove.isPending}
+        error={remove.error}
+        onCancel={() => {
+          remove.reset();
+          setDeleting(false);
+        }}
+        onConfirm={() => remove.mutate(delivery.id, { onSuccess: () => setDeleting(false) })}
+      >
+        <p>
+          {queued
+            ? "It is not attempted again, and its record goes from the history. Redeliver a later change instead if the receiver needs it."
+            : "Its record goes from the history; the receiver is not told."}
+        </p>
+      </ConfirmDialog>
       {delivery.error && <p className="mt-1 text-xs text-red-700">{delivery.error}</p>}
       {redeliver.isError && (
         <div className="mt-2">

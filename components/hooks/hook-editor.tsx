@@ -6,6 +6,7 @@ import { describeError } from "@/lib/client/api";
 import { useCreateHook, useHook, useUpdateHook } from "@/lib/client/webhooks";
 import { Alert, Card } from "@/components/ui";
 import { HookForm } from "./hook-form";
+import { changedInput } from "@/lib/client/hook-form";
 
 /** `/hooks/new` and `/hooks/<id>/edit`: the form, then the hook's page. */
 export function HookEditor({ projectId, hookId }: { projectId: string; hookId?: string }) {
@@ -67,7 +68,7 @@ function EditHook({ projectId, hookId, base }: { projectId: string; hookId: stri
         error={update.error}
         submitLabel="Save hook"
         onCancel={() => router.push(page)}
-        onSubmit={(input) => update.mutate({ id: hookId, patch: input }, { onSuccess: () => router.push(page) })}
+        onSubmit={(input, opened) => update.mutate({ id: hookId, patch: opened ? changedInput(opened, input) : input }, { onSuccess: () => router.push(page) })}
       />
     </Card>
   );

@@ -34,10 +34,12 @@ export function HookForm({
   busy: boolean;
   error: unknown;
   submitLabel: string;
-  onSubmit: (input: HookInput) => void;
+  /** `opened`: an edit's form as it was opened (see `changedInput`). */
+  onSubmit: (input: HookInput, opened?: HookInput) => void;
   onCancel: () => void;
 }) {
   const [draft, setDraft] = useState<HookDraft>(() => draftFromHook(initial));
+  const [opened] = useState(() => (initial ? hookInput(draftFromHook(initial)) : undefined));
   const [submitted, setSubmitted] = useState(false);
   // What the last submit sent: the API's errors are about it, so each shows until its field changes.
   const [sent, setSent] = useState<HookDraft | undefined>();
@@ -79,7 +81,7 @@ export function HookForm({
     setSubmitted(true);
     if (Object.keys(checks).length) return;
     setSent(draft);
-    onSubmit(hookInput(draft));
+    onSubmit(hookInput(draft), opened);
   }
 
   return (

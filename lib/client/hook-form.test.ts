@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkDraft, draftFromHook, formatDuration, generateSecret, headerRow, hookInput, placeServerErrors, unchangedOnly } from "./hook-form";
+import { changedInput, checkDraft, draftFromHook, formatDuration, generateSecret, headerRow, hookInput, placeServerErrors, unchangedOnly } from "./hook-form";
 import type { Hook } from "./webhooks";
 
 const hook: Hook = {
@@ -23,6 +23,14 @@ describe("hook form", () => {
     const { _id, ...input } = hook;
     expect(_id).toBe("h1");
     expect(hookInput(draftFromHook(hook))).toEqual(input);
+  });
+
+  it("an edit sends only what changed since the form opened (others' changes meanwhile stay)", () => {
+    const opened = hookInput(draftFromHook(hook));
+    expect(changedInput(opened, opened)).toEqual({});
+    const edited = hookInput({ ...draftFromHook(hook), name: "renamed", headers: [...draftFromHook(hook).headers, headerRow("X-New", "1")] });
+    expect(Object.keys(changedInput(opened, edited)).sort()).toEqual(["headers", "name"]);
+    expect(changedInput(opened, edited).headers).toEqual(edited.headers);
   });
 
   it("starts from the API's defaults", () => {

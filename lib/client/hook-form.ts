@@ -1,5 +1,5 @@
 import type { PropertyError } from "./api";
-import { parseJsonObject } from "./json-editing";
+import { deepEqual, parseJsonObject } from "./json-editing";
 import { HOOK_TRIGGERS, type Hook, type HookInput, type HookMethod, type HookTrigger, type RetryStrategy } from "./webhooks";
 
 /**
@@ -102,6 +102,15 @@ export function hookInput(draft: HookDraft): HookInput {
     secret: draft.secret,
     is_active: draft.isActive,
   };
+}
+
+/**
+ * An edit's PATCH: the top-level properties that differ from what the form was opened with. The
+ * hook may have been changed elsewhere since (deactivated, re-pointed); sending what the user did
+ * not touch would undo that.
+ */
+export function changedInput(opened: HookInput, edited: HookInput): Partial<HookInput> {
+  return Object.fromEntries(Object.entries(edited).filter(([key, value]) => !deepEqual(opened[key as keyof HookInput], value))) as Partial<HookInput>;
 }
 
 /**

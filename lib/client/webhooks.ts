@@ -160,6 +160,15 @@ export function useSendTestDelivery(project: string) {
 }
 
 /** `X-Action: retry` on a history record: that event delivered again now. */
+/** Deletes a delivery record; a queued one (`retrying`) is cancelled with it. */
+export function useDeleteDelivery(project: string) {
+  const client = useQueryClient();
+  return useMutation({
+    mutationFn: (deliveryId: string) => apiFetch<void>(`${HISTORY}${enc(deliveryId)}/`, { method: "DELETE", project }),
+    onSettled: () => client.invalidateQueries({ queryKey: hookKeys.history(project) }),
+  });
+}
+
 export function useRedeliver(project: string) {
   const client = useQueryClient();
   return useMutation({
