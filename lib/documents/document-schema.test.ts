@@ -156,6 +156,16 @@ describe("schema ids stay with their schema (ajv shared by all projects)", () =>
       expect(() => compileSchema({ properties: { a: { $ref: ref } } }, { checkArca: true }), ref).toThrow(expect.objectContaining({ errors: [expect.objectContaining({ property: "schema" })] }));
   });
 
+  it("a #/definitions/ ref under a nested id names that subschema's definitions (draft 4's base change)", () => {
+    const nested = compileSchema({
+      type: "object",
+      definitions: { x: { type: "string" } },
+      properties: { a: { id: "http://nested.example/", type: "object", definitions: { x: { type: "integer" } }, properties: { b: { $ref: "#/definitions/x" } } }, c: { $ref: "#/definitions/x" } },
+    }, { checkArca: true });
+    expect(nested.validate({ a: { b: 5 }, c: "s" })).toEqual([]);
+    expect(nested.validate({ a: { b: "s" }, c: 5 }).map((e) => e.property).sort()).toEqual(["a.b", "c"]);
+  });
+
   it("ids still resolve within their own schema", () => {
     const own = compileSchema({ definitions: { code: { id: "#code", type: "string", pattern: "^C" } }, properties: { a: { $ref: "#code" } } });
     expect(own.validate({ a: "C1" })).toEqual([]);

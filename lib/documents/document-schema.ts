@@ -122,6 +122,20 @@ interface Translation extends Omit<CompiledSchema, "validate"> {
 export const DEFINITION_REF = "#/definitions/";
 
 function translate(node: unknown, path: string[], info: Translation, root = false): unknown {
+  // Draft 4: an `id` below the root starts a new base, so a `#/definitions/...` under it names
+  // that subschema's definitions, not the root's: those refs are left for ajv to resolve.
+  const ownBase = !root && node && typeof node === "object" && typeof (node as Record<string, unknown>).id === "string" && !((node as Record<string, unknown>).id as string).startsWith("#");
+  if (!ownBase) return translateNode(node, path, info, root);
+  const rootDefinitions = info.definitions;
+  info.definitions = {};
+  try {
+    return translateNode(node, path, info, root);
+  } finally {
+    info.definitions = rootDefinitions;
+  }
+}
+
+function translateNode(node: unknown, path: string[], info: Translation, root: boolean): unknown {
   if (!node || typeof node !== "object" || Array.isArray(node)) return node;
   const source = node as Record<string, unknown>;
   if (typeof source.$ref === "string" && source.$ref.startsWith(DEFINITION_REF)) {
