@@ -89,7 +89,8 @@ export async function setDocumentProperty(
 function arrayIndex(node: Doc | unknown[], segment: string, at: string[]): number | undefined {
   if (!Array.isArray(node)) return undefined;
   if (!/^\d+$/.test(segment)) throw validationError("Validation error", [{ property: at.join("."), message: "an array element is named by its index (0, 1, ...)" }]);
-  if (Number(segment) > MAX_ARRAY_INDEX) throw validationError("Validation error", [{ property: at.join("."), message: `an array index is at most ${MAX_ARRAY_INDEX}` }]);
+  // Elements that exist (or the next one) are anyone's to write; padding stops at the cap.
+  if (Number(segment) > Math.max(MAX_ARRAY_INDEX, node.length)) throw validationError("Validation error", [{ property: at.join("."), message: `an array index is at most ${MAX_ARRAY_INDEX}` }]);
   return Number(segment);
 }
 

@@ -50,6 +50,11 @@ describe("applyUpdate", () => {
     expect(() => applyUpdate(structuredClone(doc), { $set: { "arr.4000000": 1 } })).toThrow(/an array index is at most 100000/);
     expect(() => applyUpdate(structuredClone(doc), { $rename: { s: "arr.100001" } })).toThrow(AppError);
     expect((applyUpdate(structuredClone(doc), { $set: { "arr.5": 1 } }).arr as unknown[]).length).toBe(6);
+    // Elements past the cap that exist, and the next one, stay writable.
+    const big = { _id: "b", arr: Array.from({ length: 100_003 }, () => 0) };
+    expect((applyUpdate(structuredClone(big), { $set: { "arr.100002": 7 }, $inc: { "arr.100001": 1 } }).arr as number[]).slice(-3)).toEqual([0, 1, 7]);
+    expect((applyUpdate(structuredClone(big), { $set: { "arr.100003": 9 } }).arr as number[]).length).toBe(100_004);
+    expect(() => applyUpdate(structuredClone(big), { $set: { "arr.100004": 1 } })).toThrow(/at most 100000/);
     // Indexes into arrays and new paths are fine.
     expect(applyUpdate(structuredClone(doc), { $set: { "arr.1": 7, "objs.0.k": 2, "new.deep": 1 } })).toMatchObject({ arr: [1, 7], objs: [{ k: 2 }], new: { deep: 1 } });
   });

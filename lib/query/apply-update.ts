@@ -190,7 +190,8 @@ function checkCreatable(doc: Json, path: string): void {
     if (node === undefined) return;
     if (Array.isArray(node)) {
       if (!/^\d+$/.test(segment)) throw badRequest(`Cannot create field ${segment} in an array at ${path}`);
-      if (Number(segment) > MAX_ARRAY_INDEX) throw badRequest(`Cannot pad the array at ${path}: an array index is at most ${MAX_ARRAY_INDEX}`);
+      // Elements that exist (or the next one) are anyone's to write; padding stops at the cap.
+      if (Number(segment) > Math.max(MAX_ARRAY_INDEX, node.length)) throw badRequest(`Cannot pad the array at ${path}: an array index is at most ${MAX_ARRAY_INDEX}`);
       node = node[Number(segment)];
     } else if (isPlainObject(node)) node = Object.hasOwn(node, segment) ? node[segment] : undefined;
     else throw badRequest(`Cannot create field ${segment} in a ${node === null ? "null" : typeof node} value at ${path}`);

@@ -15,7 +15,7 @@ import { badRequest } from "@/lib/errors";
  * Iterative, so a value nested 100,000 deep costs a loop and a 400, not a stack overflow.
  */
 export const MAX_JSON_DEPTH = 64;
-/** The highest array index a write may name: one far past the end would pad the array with millions of nulls. */
+/** The highest array index a write may pad an array to (one far past the end would add millions of nulls); elements that exist stay writable. */
 export const MAX_ARRAY_INDEX = 100_000;
 
 export function checkJsonInput(value: unknown, what = "Request body", depth = 0): void {

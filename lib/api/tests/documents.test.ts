@@ -365,6 +365,12 @@ describe("update, upsert, delete by criteria", () => {
     expect(put.status).toBe(422);
     expect(put.body.errors).toEqual([{ property: "x.100001", message: "an array index is at most 100000" }]);
     expect((await t.server.request(`${docs("pad")}p/`, as())).body).toEqual({ _id: "p", x: [1] });
+    // Elements past the cap that exist stay writable, by either route.
+    expect((await t.server.request(docs("pad"), as({ json: { _id: "big", x: Array.from({ length: 100_003 }, () => 0) } }))).status).toBe(201);
+    expect((await t.server.request(`${docs("pad")}big/x/100002/`, as({ method: "PUT", json: 7 }))).status).toBe(200);
+    const inc = await t.server.request(docs("pad"), as({ action: "update", json: { filter: { _id: "big" }, operation: { $inc: { "x.100001": 1 } } } }));
+    expect(inc.body).toEqual({ updated: 1 });
+    expect(((await t.server.request(`${docs("pad")}big/`, as())).body.x as number[]).slice(-3)).toEqual([0, 1, 7]);
   });
 
   it("a filter reads: update and delete by criteria with a filter need read too (the count would read what the principal may not)", async () => {
