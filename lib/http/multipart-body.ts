@@ -82,10 +82,21 @@ export async function readMultipart(request: Request, body: Readable | undefined
   const bothKinds = (valueName: string, fileName: string) =>
     badRequest(valueName === fileName ? `Part ${valueName} is repeated: a file part and a value part have that name` : `Parts ${fileName} (a file) and ${valueName} (a value) name the same property`);
   // `photos[]` (HTML forms, PHP-style clients): the next index of that array, in part order.
+  // Mixed with explicit indexes of the same array (`tags[1]` and `tags[]`) the order is anyone's
+  // guess: refused, naming the parts as sent.
   const appended = new Map<string, number>();
+  const explicit: string[] = [];
+  const mixed = (a: string, b: string) => badRequest(`Parts ${a} and ${b} mix appended ([]) and explicit indexes of one array`);
   const numbered = (name: string): string => {
-    if (typeof name !== "string" || name.length <= 2 || !name.endsWith("[]")) return name; // busboy: undefined when unreadable
+    if (typeof name !== "string") return name; // busboy: undefined when unreadable
+    if (name.length <= 2 || !name.endsWith("[]")) {
+      for (const base of appended.keys()) if (name.startsWith(`${base}[`)) throw mixed(`${base}[]`, name);
+      explicit.push(name);
+      return name;
+    }
     const base = name.slice(0, -2);
+    const other = explicit.find((earlier) => earlier.startsWith(`${base}[`));
+    if (other !== undefined) throw mixed(other, name);
     const next = appended.get(base) ?? 0;
     appended.set(base, next + 1);
     return `${base}[${next}]`;
@@ -112,14 +123,19 @@ export async function readMultipart(request: Request, body: Readable | undefined
   let seenParts = 0;
   parser.on("field", (partName, value: string | undefined, info) => {
     seenParts++;
-    const name = numbered(partName);
     if (failure) return;
+    let name: string;
+    try {
+      name = numbered(partName);
+    } catch (error) {
+      return void fail(error as Error);
+    }
     if (info.nameTruncated) return void fail(badRequest("A part name is too long"));
-    if (info.valueTruncated) return void fail(payloadTooLarge(`Part ${name} is too large`));
+    if (info.valueTruncated) return void fail(payloadTooLarge(`Part ${partName} is too large`));
     // busboy decodes UTF-8, Latin-1 and ASCII only: for any other declared charset (`utf-16`,
     // `windows-1251`) it hands no value. A throw here, in an event handler, ended the process.
     if (typeof value !== "string")
-      return void fail(badRequest(`Part ${name} declares a charset this server does not read: send it as UTF-8`));
+      return void fail(badRequest(`Part ${partName} declares a charset this server does not read: send it as UTF-8`));
     fieldBytes += Buffer.byteLength(value);
     if (fieldBytes > sizeLimit) return void fail(payloadTooLarge("Multipart fields are too large together"));
     if (seen.has(name)) return void fail(badRequest(`Part ${name} is repeated`));
@@ -128,7 +144,7 @@ export async function readMultipart(request: Request, body: Readable | undefined
     try {
       parsed = JSON.parse(value);
     } catch {
-      return void fail(badRequest(`Part ${name} is not a JSON literal`));
+      return void fail(badRequest(`Part ${partName} is not a JSON literal`));
     }
     try {
       const path = parsePartName(name);
@@ -143,7 +159,12 @@ export async function readMultipart(request: Request, body: Readable | undefined
   });
   parser.on("file", (partName, stream, info) => {
     seenParts++;
-    const name = numbered(partName);
+    let name = partName;
+    try {
+      if (!failure) name = numbered(partName);
+    } catch (error) {
+      fail(error as Error);
+    }
     // Once the parser is destroyed (the first failure), busboy errors the file stream in flight:
     // a stream only drained here, or not yet piped by `onFile`, must not make that error an
     // uncaught exception that ends the process. Whoever consumes the stream has its own listener.

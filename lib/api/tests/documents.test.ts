@@ -735,6 +735,18 @@ describe("multipart bodies of JSON literals", () => {
     const refused = await t.server.request(docs("appended"), as({ body: twice }));
     expect(refused.status).toBe(400);
     expect(refused.body.message).toBe("Part scans[0] is repeated");
+    // Appended and explicit indexes of one array, in either order: refused, naming the parts as sent.
+    for (const [first, second] of [["tags[1]", "tags[]"], ["tags[]", "tags[0]"], ["tags[]", "tags[0].x"]]) {
+      const mixed = new FormData();
+      mixed.append(first, '"a"');
+      mixed.append(second, '"b"');
+      const res = await t.server.request(docs("appended"), as({ body: mixed }));
+      expect(res.status, `${first} + ${second}`).toBe(400);
+      expect(res.body.message).toBe(`Parts ${first} and ${second} mix appended ([]) and explicit indexes of one array`);
+    }
+    const notJson = new FormData();
+    notJson.append("tags[]", "plain");
+    expect((await t.server.request(docs("appended"), as({ body: notJson }))).body.message).toBe("Part tags[] is not a JSON literal");
   });
 
   it("a file input left empty (filename=\"\", no bytes) is no part: a form's PATCH keeps the file it holds", async () => {
