@@ -1,4 +1,5 @@
-import { transaction } from "../db/query";
+import { query, transaction } from "../db/query";
+import { sql } from "../db/sql";
 import { AppError } from "../errors";
 import { matchFilter, parseFilter } from "../query";
 import type { Json } from "../query";
@@ -17,16 +18,19 @@ import { filesFilter } from "./file-record";
 export async function deleteFilesMatching(scope: ProjectScope, filter: Record<string, unknown> | undefined): Promise<number> {
   const parsed = parseFilter(filesFilter(filter) ?? {});
   const matching = (await listFiles(scope.projectId)).filter((record) => matchFilter(parsed, record as unknown as Json));
+  const ids = matching.map((record) => record._id);
   return transaction(async (client) => {
-    let deleted = 0;
-    for (const record of matching) {
+    const present = () => query<{ id: string }>(sql`SELECT id FROM files WHERE project_id = ${scope.projectId} AND id = ANY(${ids}::text[])`, client);
+    const before = (await present()).length;
+    for (const id of ids) {
       try {
-        await deleteFileWith(client, scope, record._id);
-        deleted++;
+        await deleteFileWith(client, scope, id);
       } catch (error) {
         if (!(error instanceof AppError && error.kind === "notFound")) throw error;
       }
     }
-    return deleted;
+    // Counted by what is gone, not by calls: deleting a photo also removes its thumbnail's record
+    // (the processors run again), which may be one of the matches too.
+    return before - (await present()).length;
   });
 }
