@@ -199,6 +199,19 @@ test("file in the form: create first (the panel stays open), upload with progres
     await again.getByLabel(/^cover/).setInputFiles({ name: "tool.bin", mimeType: "application/octet-stream", buffer: elf });
     await expect(again.getByTestId("file-field-cover").getByRole("alert")).toContainText("This file type is not allowed");
   });
+
+  await test.step("Remove takes the file out; the Save unsets the property and the file goes", async () => {
+    const again = page.getByRole("dialog", { name: "Document al1" });
+    const coverId = (await call("/api/collections/albums/documents/al1/")).body.cover._id;
+    await again.getByRole("button", { name: "Remove cover.png from cover" }).click();
+    await expect(again.getByTestId("file-field-cover")).toContainText("The file is deleted when you save the document.");
+    const patch = page.waitForRequest((r) => r.method() === "PATCH" && r.url().endsWith("/collections/albums/documents/al1/"));
+    await again.getByRole("button", { name: "Save document" }).click();
+    expect(JSON.parse((await patch).postData() ?? "{}")).toEqual({ cover: null });
+    await expect(page.getByRole("dialog")).toHaveCount(0);
+    expect((await call("/api/collections/albums/documents/al1/")).body).toEqual({ _id: "al1", title: "Blue (remastered)" });
+    expect((await call(`/api/collections/_files/documents/${coverId}/`)).status).toBe(404);
+  });
 });
 
 test("quick search without a text index: any case, escaped, kept in the address", async ({ page }) => {

@@ -23,6 +23,7 @@ export function FileField({
   property,
   value,
   onUploaded,
+  onRemove,
   id,
   describedBy,
   disabled,
@@ -34,11 +35,15 @@ export function FileField({
   property: string;
   value: unknown;
   onUploaded: (record: FileRecord) => void;
+  /** Takes the file out of the form's document: the document's Save then unsets the property, which deletes the file. */
+  onRemove: () => void;
   id: string;
   describedBy?: string;
   disabled?: boolean;
 }) {
   const file = isFileRecordLike(value) ? (value as unknown as FileRecord) : undefined;
+  // Whether the form opened with a file here: once removed, the Save deletes it (said below).
+  const [hadFile] = useState(!!file);
   const [progress, setProgress] = useState<{ loaded: number; total: number } | undefined>();
   const [error, setError] = useState<string | undefined>();
   const handle = useRef<UploadHandle | undefined>(undefined);
@@ -71,12 +76,18 @@ export function FileField({
             <a href={downloadUrl(projectId, file._id)} download={file.name || file._id} className={buttonClass("ghost", "px-2 py-1 text-xs")} aria-label={`Download ${file.name}`}>
               Download
             </a>
+            {!disabled && !progress && (
+              <Button variant="ghost" className="px-2 py-1 text-xs text-red-700 hover:bg-red-50" onClick={onRemove} aria-label={`Remove ${file.name} from ${property}`}>
+                Remove
+              </Button>
+            )}
           </p>
           <FilePreview projectId={projectId} file={file} />
         </div>
       ) : (
         <p className="text-sm text-slate-600">No file.</p>
       )}
+      {!file && hadFile && <p className="text-xs text-slate-500">The file is deleted when you save the document.</p>}
       {documentId ? (
         <div className="flex flex-wrap items-center gap-2">
           <input

@@ -173,6 +173,7 @@ export function SchemaForm({
               property={name}
               value={current}
               onUploaded={(record) => onFileUploaded(name, record)}
+              onRemove={() => set(name, undefined)}
               id={fieldId}
               describedBy={describedBy}
               disabled={locked}
