@@ -500,8 +500,12 @@ test("projects: your role in the list, transfer, delete by typing the id; usage 
     await page.getByRole("button", { name: "Delete project" }).click();
     const dialog = page.getByRole("dialog", { name: `Delete the project ${projectId}-x?` });
     await expect(dialog.getByRole("button", { name: "Delete project" })).toBeDisabled();
+    // Enter in the box confirms once the id matches (not before).
+    await dialog.getByLabel(`Type ${projectId}-x to confirm`).fill(`${projectId}`);
+    await dialog.getByLabel(`Type ${projectId}-x to confirm`).press("Enter");
+    await expect(dialog).toBeVisible();
     await dialog.getByLabel(`Type ${projectId}-x to confirm`).fill(`${projectId}-x`);
-    await dialog.getByRole("button", { name: "Delete project" }).click();
+    await dialog.getByLabel(`Type ${projectId}-x to confirm`).press("Enter");
     await expect(page).toHaveURL(/\/projects$/);
     expect((await api(`/api/user/projects/${projectId}-x/`, { session })).status).toBe(404);
   });

@@ -92,6 +92,13 @@ function DeleteCollection({ projectId, collectionId, count }: { projectId: strin
           autoComplete="off"
           spellCheck={false}
           onChange={(e) => setTyped(e.target.value)}
+          // Enter confirms once the id matches, as a form's submit would.
+          onKeyDown={(e) =>
+            e.key === "Enter" &&
+            typed === collectionId &&
+            !remove.isPending &&
+            remove.mutate(collectionId, { onSuccess: () => router.push(`/projects/${projectId}/collections`) })
+          }
           className={`mt-1 ${inputClass} font-mono`}
         />
       </ConfirmDialog>

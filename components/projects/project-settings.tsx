@@ -372,7 +372,16 @@ function DeleteProject({ projectId }: { projectId: string }) {
         <label htmlFor="confirm-project-id" className="block text-sm font-medium text-slate-700">
           Type <span className="font-mono">{projectId}</span> to confirm
         </label>
-        <input id="confirm-project-id" value={typed} autoComplete="off" spellCheck={false} onChange={(e) => setTyped(e.target.value)} className={`mt-1 ${inputClass} font-mono`} />
+        <input
+          id="confirm-project-id"
+          value={typed}
+          autoComplete="off"
+          spellCheck={false}
+          onChange={(e) => setTyped(e.target.value)}
+          // Enter confirms once the id matches, as a form's submit would.
+          onKeyDown={(e) => e.key === "Enter" && typed === projectId && !remove.isPending && remove.mutate(undefined, { onSuccess: () => router.push("/projects") })}
+          className={`mt-1 ${inputClass} font-mono`}
+        />
       </ConfirmDialog>
     </section>
   );
