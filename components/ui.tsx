@@ -187,6 +187,43 @@ export function ConfirmDialog({
 }
 
 /**
+ * The box of a typed confirmation ("Type <id> to confirm") inside a ConfirmDialog: Enter confirms
+ * once the text matches, as a form's submit would (keyboard users need not Tab to the button).
+ */
+export function TypedConfirmation({
+  id,
+  expected,
+  typed,
+  onTyped,
+  onConfirm,
+  className = "",
+}: {
+  id: string;
+  expected: string;
+  typed: string;
+  onTyped: (text: string) => void;
+  onConfirm: () => void;
+  className?: string;
+}) {
+  return (
+    <>
+      <label htmlFor={id} className={`block text-sm font-medium text-slate-700 ${className}`}>
+        Type <span className="font-mono">{expected}</span> to confirm
+      </label>
+      <input
+        id={id}
+        value={typed}
+        autoComplete="off"
+        spellCheck={false}
+        onChange={(e) => onTyped(e.target.value)}
+        onKeyDown={(e) => e.key === "Enter" && typed === expected && onConfirm()}
+        className={`mt-1 ${inputClass} font-mono`}
+      />
+    </>
+  );
+}
+
+/**
  * A labelled JSON editor (CodeMirror, components/json-editor.tsx) with a hint and a list of errors
  * (checked as you type by the caller), wired with aria-labelledby and aria-describedby.
  */

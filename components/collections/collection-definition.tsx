@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { describeError } from "@/lib/client/api";
 import { useCollection, useDeleteCollection, useSaveCollection } from "@/lib/client/hooks";
-import { Alert, Button, Card, ConfirmDialog, inputClass } from "@/components/ui";
+import { Alert, Button, Card, ConfirmDialog, TypedConfirmation } from "@/components/ui";
 import { CollectionForm } from "./collection-form";
 
 /** Edit a collection's name, schema and indexes; delete it behind a typed confirmation. */
@@ -56,6 +56,8 @@ function DeleteCollection({ projectId, collectionId, count }: { projectId: strin
     setTyped("");
     remove.reset();
   };
+  const confirm = () =>
+    typed === collectionId && !remove.isPending && remove.mutate(collectionId, { onSuccess: () => router.push(`/projects/${projectId}/collections`) });
   return (
     <section className="rounded-lg border border-red-200 bg-white p-4 shadow-sm sm:p-6">
       <h2 className="text-base font-semibold text-red-800">Delete this collection</h2>
@@ -73,34 +75,12 @@ function DeleteCollection({ projectId, collectionId, count }: { projectId: strin
         error={remove.error}
         confirmDisabled={typed !== collectionId}
         onCancel={close}
-        onConfirm={() =>
-          typed === collectionId &&
-          remove.mutate(collectionId, {
-            onSuccess: () => router.push(`/projects/${projectId}/collections`),
-          })
-        }
+        onConfirm={confirm}
       >
         <p>
           Every document of <span className="font-mono font-medium">{collectionId}</span> and its files are deleted.
         </p>
-        <label htmlFor="confirm-collection-id" className="mt-3 block text-sm font-medium text-slate-700">
-          Type <span className="font-mono">{collectionId}</span> to confirm
-        </label>
-        <input
-          id="confirm-collection-id"
-          value={typed}
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setTyped(e.target.value)}
-          // Enter confirms once the id matches, as a form's submit would.
-          onKeyDown={(e) =>
-            e.key === "Enter" &&
-            typed === collectionId &&
-            !remove.isPending &&
-            remove.mutate(collectionId, { onSuccess: () => router.push(`/projects/${projectId}/collections`) })
-          }
-          className={`mt-1 ${inputClass} font-mono`}
-        />
+        <TypedConfirmation id="confirm-collection-id" className="mt-3" expected={collectionId} typed={typed} onTyped={setTyped} onConfirm={confirm} />
       </ConfirmDialog>
     </section>
   );

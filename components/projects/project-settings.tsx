@@ -6,7 +6,7 @@ import { ApiError, describeError } from "@/lib/client/api";
 import { formatBytes, joinLimit, SIZE_UNITS, splitLimit, type SizeUnit } from "@/lib/client/format";
 import { useDeleteProject, useMembers, useProject, useTransferProject, useUpdateProject } from "@/lib/client/hooks";
 import { isPendingMember, type Project } from "@/lib/client/types";
-import { Alert, Button, Card, ConfirmDialog, inputClass, TextField } from "@/components/ui";
+import { Alert, Button, Card, ConfirmDialog, inputClass, TextField, TypedConfirmation } from "@/components/ui";
 
 const DURATION = /^(?:0?|\d+(?:ms|s|m|h|d))$/;
 
@@ -352,6 +352,7 @@ function DeleteProject({ projectId }: { projectId: string }) {
     setTyped("");
     remove.reset();
   };
+  const confirm = () => typed === projectId && !remove.isPending && remove.mutate(undefined, { onSuccess: () => router.push("/projects") });
   return (
     <section className="rounded-lg border border-red-200 bg-white p-4 shadow-sm sm:p-6">
       <h2 className="text-base font-semibold text-red-800">Delete this project</h2>
@@ -367,21 +368,9 @@ function DeleteProject({ projectId }: { projectId: string }) {
         error={remove.error}
         confirmDisabled={typed !== projectId}
         onCancel={close}
-        onConfirm={() => typed === projectId && remove.mutate(undefined, { onSuccess: () => router.push("/projects") })}
+        onConfirm={confirm}
       >
-        <label htmlFor="confirm-project-id" className="block text-sm font-medium text-slate-700">
-          Type <span className="font-mono">{projectId}</span> to confirm
-        </label>
-        <input
-          id="confirm-project-id"
-          value={typed}
-          autoComplete="off"
-          spellCheck={false}
-          onChange={(e) => setTyped(e.target.value)}
-          // Enter confirms once the id matches, as a form's submit would.
-          onKeyDown={(e) => e.key === "Enter" && typed === projectId && !remove.isPending && remove.mutate(undefined, { onSuccess: () => router.push("/projects") })}
-          className={`mt-1 ${inputClass} font-mono`}
-        />
+        <TypedConfirmation id="confirm-project-id" expected={projectId} typed={typed} onTyped={setTyped} onConfirm={confirm} />
       </ConfirmDialog>
     </section>
   );
