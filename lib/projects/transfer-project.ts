@@ -47,6 +47,9 @@ async function transferee(projectId: string, email: string, client?: Queryable, 
   );
   if (!member?.user_id || !member.is_active)
     throw validationError("Validation error", [{ property: "owner", message: "must be an active member who has joined the project" }]);
+  // The lock createProject takes for its owner: transfers to an account and its own creates take
+  // turns, so together they cannot raise it past the most projects an account may own.
+  if (lock) await query(sql`SELECT pg_advisory_xact_lock(hashtext(${`projects:${member.user_id}`}))`, client);
   const [{ owned, current }] = await query<{ owned: number; current: boolean }>(
     sql`SELECT count(*)::int AS owned, bool_or(id = ${projectId}) AS current FROM projects WHERE owner_id = ${member.user_id}`,
     client,

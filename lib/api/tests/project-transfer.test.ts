@@ -71,4 +71,24 @@ describe("project transfer", () => {
     expect(refused.status).toBe(422);
     expect(refused.body.errors).toEqual([{ property: "owner", message: "already owns 5 projects, the most an account can own" }]);
   });
+
+  it("transfers to an account racing each other and its own create never leave it owning more than 5", async () => {
+    const busy = await signUpUser(server);
+    for (let i = 0; i < 4; i++) await createProject(server, busy.session, uniqueProjectId("race"));
+    const owner = await signUpUser(server);
+    const offered: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = await createProject(server, owner.session, uniqueProjectId("race"));
+      expect((await server.request(USERS, { session: owner.session, project: id, json: { _id: busy.email } })).status).toBe(201);
+      offered.push(id);
+    }
+    const answers = await Promise.all([
+      ...offered.map((id) => server.request(`/api/user/projects/${id}/`, { method: "PATCH", session: owner.session, json: { owner: busy.email } })),
+      server.request("/api/user/projects/", { session: busy.session, json: { _id: uniqueProjectId("race") } }),
+    ]);
+    expect(answers.filter((a) => a.status === 200 || a.status === 201)).toHaveLength(1);
+    expect(answers.filter((a) => a.status === 422)).toHaveLength(3);
+    // Four owned before, one taken now: the account is at the most, and stays there.
+    expect((await server.request("/api/user/projects/", { session: busy.session, json: { _id: uniqueProjectId("race") } })).status).toBe(422);
+  });
 });
