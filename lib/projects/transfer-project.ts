@@ -15,6 +15,10 @@ export async function transferProject(user: PublicUser, projectId: string, owner
   const email = await checkTransfer(user, projectId, owner);
   await whileNarrowingAccess(() =>
     transaction(async (client) => {
+      // The project row first: of two transfers at once, the second sees the first's new owner
+      // (both left two owners when they ran side by side).
+      const [current] = await query<{ owner_id: string }>(sql`SELECT owner_id FROM projects WHERE id = ${projectId} FOR UPDATE`, client);
+      if (current?.owner_id !== user._id) throw forbidden("Only the owner can transfer a project.");
       const newOwner = await transferee(projectId, email, client, true);
       if (newOwner === user._id) return;
       await query(sql`UPDATE projects SET owner_id = ${newOwner} WHERE id = ${projectId}`, client);

@@ -72,6 +72,18 @@ describe("project transfer", () => {
     expect(refused.body.errors).toEqual([{ property: "owner", message: "already owns 5 projects, the most an account can own" }]);
   });
 
+  it("two transfers of one project at once: one wins, the other is 403 (never two owners)", async () => {
+    const owner = await signUpUser(server);
+    const a = await signUpUser(server);
+    const c = await signUpUser(server);
+    const id = await createProject(server, owner.session, uniqueProjectId("twice"));
+    for (const member of [a, c]) expect((await server.request(USERS, { session: owner.session, project: id, json: { _id: member.email, role: "admin" } })).status).toBe(201);
+    const answers = await Promise.all([a, c].map((member) => server.request(`/api/user/projects/${id}/`, { method: "PATCH", session: owner.session, json: { owner: member.email } })));
+    expect(answers.map((r) => r.status).sort()).toEqual([200, 403]);
+    const members = (await server.request(`${USERS}?per_page=100`, { session: a.session, project: id })).body.items as { _id: string; role: string }[];
+    expect(members.filter((m) => m.role === "owner")).toHaveLength(1);
+  });
+
   it("transfers to an account racing each other and its own create never leave it owning more than 5", async () => {
     const busy = await signUpUser(server);
     for (let i = 0; i < 4; i++) await createProject(server, busy.session, uniqueProjectId("race"));
