@@ -31,15 +31,14 @@ export async function signUp(input: Record<string, unknown>, client: Client = NO
   const password = requirePassword(input.password);
   // As PATCH /api/user/ checks it: a name that is not text is refused, never dropped. (Other keys
   // are left alone: clients of the original service may send more than the seed shows.)
-  if (input.name !== undefined && input.name !== null && typeof input.name !== "string")
-    throw validationError("Validation error", [{ property: "name", message: "must be a string" }]);
+  if (input.name !== undefined && input.name !== null) requireUserName(input.name);
   // Every sign-up mails a code and costs a hash: counted per address and per client, taken or not.
   await countAttempt([guessingLimits.signUpAddress(email), ...guessingLimits.signUpIp(client)]);
   const db = prisma();
   const existing = await db.user.findUnique({ where: { email } });
   if (existing?.confirmedAt) throw conflict("User already exists.");
   const passwordHash = await hashPassword(password);
-  const name = typeof input.name === "string" ? input.name.slice(0, 200) : "";
+  const name = typeof input.name === "string" ? input.name : "";
   // An unconfirmed account may sign up again (a lost code); the newest password and code win.
   const user = existing
     ? await db.user.update({ where: { id: existing.id }, data: { passwordHash, name } })
@@ -162,8 +161,7 @@ export async function updateUser(userId: string, patch: Record<string, unknown>,
   const data: { name?: string; passwordHash?: string } = {};
   for (const [key, value] of Object.entries(patch)) {
     if (key === "name") {
-      if (typeof value !== "string") throw validationError("Validation error", [{ property: "name", message: "must be a string" }]);
-      data.name = value.slice(0, 200);
+      data.name = requireUserName(value);
     } else if (key === "password") {
       data.passwordHash = await hashPassword(requirePassword(value));
     } else if (key !== "_id" && key !== "email") {
@@ -212,6 +210,13 @@ function requireEmail(value: unknown): string {
   if (typeof value !== "string" || !isValidEmail(value))
     throw validationError("Validation error", [{ property: "email", message: "Enter a valid e-mail address" }]);
   return normalizeEmail(value);
+}
+
+/** A person's name: text of at most 200 characters (422 otherwise, never cut short in silence). */
+export function requireUserName(value: unknown): string {
+  if (typeof value !== "string") throw validationError("Validation error", [{ property: "name", message: "must be a string" }]);
+  if (value.length > 200) throw validationError("Validation error", [{ property: "name", message: "must be at most 200 characters" }]);
+  return value;
 }
 
 function requirePassword(value: unknown): string {

@@ -5,7 +5,7 @@ import { query, queryOne, transaction } from "../db/query";
 import { sql } from "../db/sql";
 import { hashPassword } from "../auth/password";
 import { generateId, hashSecret, randomSecret } from "../auth/secrets";
-import { openSession, type PublicUser } from "../auth/users";
+import { openSession, requireUserName, type PublicUser } from "../auth/users";
 import { sendMail } from "../mail/send-mail";
 import { projectInvitationMail } from "../mail/templates";
 import { lockMember, memberRow, selectMemberForUpdate } from "./member-lock";
@@ -123,7 +123,7 @@ export async function acceptInvitation(
     if (input.user.email.toLowerCase() !== found.email)
       throw forbidden("This invitation was sent to another e-mail address.");
   } else passwordHash = await hashPassword(requirePassword(input.password));
-  const name = typeof input.name === "string" ? input.name.trim().slice(0, 200) : "";
+  const name = input.name === undefined || input.name === null ? "" : requireUserName(input.name).trim();
 
   const joined = await transaction(async (client) => {
     await lockMember(client, found.project_id, found.email);

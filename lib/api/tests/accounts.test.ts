@@ -52,6 +52,10 @@ describe("sign-up and confirmation", () => {
     expect(response.status).toBe(422);
     expect(response.body.errors).toEqual([{ property: "name", message: "must be a string" }]);
     expect((await server.request("/api/user/", { json: { email: uniqueEmail(), password: "password-123", name: "Ann" } })).status).toBe(201);
+    // Longer than 200 characters: 422, as for project names (it was cut short in silence).
+    const long = await server.request("/api/user/", { json: { email: uniqueEmail(), password: "password-123", name: "n".repeat(201) } });
+    expect(long.status).toBe(422);
+    expect(long.body.errors).toEqual([{ property: "name", message: "must be at most 200 characters" }]);
   });
 
   it("answers 404 for an unknown code", async () => {
@@ -79,6 +83,10 @@ describe("sessions", () => {
 
     const patched = await server.request("/api/user/", { method: "PATCH", session, json: { name: "Ada" } });
     expect(patched.body.name).toBe("Ada");
+    const long = await server.request("/api/user/", { method: "PATCH", session, json: { name: "n".repeat(201) } });
+    expect(long.status).toBe(422);
+    expect(long.body.errors).toEqual([{ property: "name", message: "must be at most 200 characters" }]);
+    expect((await server.request("/api/user/", { session })).body.name).toBe("Ada");
 
     const logout = await server.request("/api/user/", { action: "logout", session });
     expect(logout.status).toBe(204);
