@@ -1,4 +1,5 @@
 import { sweepIndexesSoon } from "../collections/index-sweep";
+import { scheduleBlobDeletions } from "../files/blob-deletions";
 import { AppError, conflict, forbidden, notFound, validationError } from "../errors";
 import { prisma } from "../db/pool";
 import { query, transaction } from "../db/query";
@@ -178,6 +179,7 @@ export async function deleteProject(user: PublicUser, projectId: string): Promis
     }),
   );
   sweepIndexesSoon(); // its collections' indexes: dropped outside this transaction
+  scheduleBlobDeletions(projectId); // its bytes, now that no record names them (as a document delete does)
 }
 
 function requireManager(access: ProjectAccess): void {

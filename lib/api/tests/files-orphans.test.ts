@@ -4,6 +4,7 @@ import { markUnreferencedFiles, sweepOrphanFiles } from "../../files/orphan-swee
 import { pruneOutbox } from "../../outbox/outbox-maintenance";
 import { ownerWithProject } from "../../testing/fixtures";
 import { apiSuite } from "../../testing/api-suite";
+import { blobFiles, until } from "./files-helpers";
 
 /**
  * `settings.delete_files` off: deleting a document or collection keeps its files, marked
@@ -109,6 +110,15 @@ describe("files of deleted documents with delete_files off", () => {
     const fileId = await attach(as, "notes", "n3", "gone with it");
     await t.server.request("/api/collections/notes/documents/n3/", { ...as, method: "DELETE" });
     expect((await t.server.request(`/api/collections/_files/documents/${fileId}/`, as)).status).toBe(404);
+  });
+
+  it("go right after the project that held them is deleted (they waited for the periodic sweep)", async () => {
+    const owner = await ownerWithProject(t.server);
+    await attach({ project: owner.project, token: owner.token }, "notes", "n1", "project bytes");
+    const ofProject = async () => (await blobFiles(t.server)).blobs.filter((key) => key.includes(owner.project));
+    expect(await ofProject()).toHaveLength(1);
+    expect((await t.server.request(`/api/user/projects/${owner.project}/`, { method: "DELETE", session: owner.session })).status).toBe(204);
+    await until(async () => (await ofProject()).length === 0, 5000);
   });
 });
 
