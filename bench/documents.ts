@@ -187,9 +187,12 @@ async function serveBaseline(url: string) {
       const { rows } = await pool.query(
         `SELECT d.data, count(*) OVER () AS total FROM documents d
          WHERE d.project_id = $1 AND d.collection_id = $2
-           AND ((d.data #> '{"sku"}'::text[]) = $3::jsonb OR (d.data #> '{"sku"}'::text[]) @> jsonb_build_array($3::jsonb))
+           AND ((d.data #> '{"sku"}'::text[]) = $3::jsonb
+                OR (jsonb_typeof(d.data #> '{"sku"}'::text[]) = 'array' AND (d.data #> '{"sku"}'::text[]) @> $4::jsonb))
          ORDER BY d.id LIMIT 100`,
-        [PROJECT, collection, value],
+        // Arca's equality as it compiles today (lib/query/compile-filter.ts): the array half only
+        // where the value is an array, which its partial GIN index covers.
+        [PROJECT, collection, value, `[${value}]`],
       );
       return send(res, 200, { items: rows.map((r) => r.data), total: Number(rows[0]?.total ?? 0) });
     } catch (error) {
