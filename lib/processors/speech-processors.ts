@@ -69,6 +69,8 @@ async function synthesizeWithYandex(call: ProcessorCall, text: string, language:
   });
   if (answer.status < 200 || answer.status >= 300) throw call.vendorFailed(`the vendor answered ${answer.status}`);
   if (answer.body.length === 0) throw call.vendorFailed("the vendor answered no audio");
+  // An error page or error JSON with a 2xx status (a proxy, a captive portal) is no audio to keep.
+  if (/^\s*(text\/|application\/(json|xml|xhtml\+xml)\b)/i.test(answer.contentType)) throw call.vendorFailed(`the vendor answered ${answer.contentType.split(";")[0].trim()}, not audio`);
   // lpcm is raw 16-bit mono PCM: a WAV header makes it a playable file.
   if (format === "wav") return new ProducedFile(wavFile(answer.body, 48_000), `${fileStem(call)}.wav`, "audio/x-wav");
   if (format === "opus") return new ProducedFile(answer.body, `${fileStem(call)}.ogg`, "audio/ogg");

@@ -279,6 +279,19 @@ describe("speech", () => {
     expect(Object.fromEntries(wavCall)).toEqual({ text: "Привет", lang: "ru-RU", format: "lpcm", sampleRateHertz: "48000", voice: "alena", emotion: "good" });
     expect(synth[0].headers.authorization).toBe(`Api-Key ${STAND_IN_KEY}`);
     expect(synth[0].headers["content-type"]).toBe("application/x-www-form-urlencoded");
+
+    // A 200 that is no audio (a proxy's page) is a failed vendor, not a file: 502, nothing stored.
+    const rowsBefore = (await fileRows(t.owner.project)).length;
+    vendor.htmlPage = true;
+    try {
+      const page = await t.server.request(docs(cloud), as({ json: { _id: "portal", text: "Привет" } }));
+      expect(page.status).toBe(502);
+      expect(page.body.message).toMatch(/yandex_speechkit_tts.*text\/html, not audio/);
+    } finally {
+      vendor.htmlPage = false;
+    }
+    expect((await t.server.request(`${docs(cloud)}portal/`, as())).status).toBe(404);
+    expect((await fileRows(t.owner.project)).length).toBe(rowsBefore);
   });
 
   it("the local engine past the time limit is killed: 502 naming the processor, nothing stored", async () => {

@@ -31,6 +31,8 @@ export interface VendorStandIns {
   gate?: Promise<void>;
   /** The next answers are this status with an error body (vendor failures). */
   failWith: number | undefined;
+  /** The next answers are 200 with an HTML page (a proxy's or captive portal's, in place of the vendor's). */
+  htmlPage?: boolean;
   close(): Promise<void>;
 }
 
@@ -50,6 +52,7 @@ export async function startVendorStandIns(): Promise<VendorStandIns> {
       if (state.gate) await state.gate;
       if (res.destroyed) return;
       if (state.failWith) return json(res, state.failWith, { error: { code: state.failWith, message: "stand-in failure" } });
+      if (state.htmlPage) return void res.writeHead(200, { "content-type": "text/html; charset=utf-8" }).end("<!doctype html><title>Sign in to the network</title>");
       try {
         route(req, res, url, body);
       } catch {
