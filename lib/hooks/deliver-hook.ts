@@ -7,7 +7,8 @@ import { isCredentialHeader, REDACTED } from "../auth/redact-credentials";
 /**
  * One attempt at one delivery (CONTRACT §8): the hook's method, URL and headers, Arca's headers
  * and signatures, the document under the wrapper; redirects followed (at most 5) with method and
- * body unchanged, every hop through the SSRF guard; connect and read timeouts as the hook says,
+ * body unchanged, every hop through the SSRF guard, the hook's credential headers dropped once a
+ * redirect leaves its origin; connect and read timeouts as the hook says,
  * with an overall bound so a receiver that accepts and never answers cannot hold a worker.
  */
 export interface DeliveryInput {
@@ -51,6 +52,7 @@ export async function deliverHook(hook: Hook, input: DeliveryInput): Promise<Att
   const connectMs = Math.round(hook.timeout.connect * 1000);
   const started = performance.now();
   let url = new URL(hook.url);
+  const origin = url.origin;
   try {
     for (let hop = 0; ; hop++) {
       assertHostAllowed(url);
@@ -68,6 +70,9 @@ export async function deliverHook(hook: Hook, input: DeliveryInput): Promise<Att
         await response.body.dump({ limit: 64 * 1024 }).catch(() => {});
         url = new URL(location, url);
         if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error(`redirect to ${url.protocol} refused`);
+        // Leaving the hook's origin, its own credentials stay behind (as browsers drop
+        // Authorization): they were given for the URL the owner configured. Arca's signatures go on.
+        if (url.origin !== origin) for (const name of Object.keys(hook.headers)) if (isCredentialHeader(name)) delete headers[name];
         continue;
       }
       const text = await readSome(response.body, RECORDED_BODY);

@@ -6,6 +6,7 @@ import http from "node:http";
  *   /ok        204            /fail     500           /busy  503 with Retry-After: 7
  *   /hang      accepts, never answers                 /slow  answers 204 after 300 ms
  *   /redirect/<n>  307 to /redirect/<n-1>, then /ok
+ *   /to/<url, percent-encoded>  307 to that URL (another receiver: another origin)
  *   /flaky/<n> 500 for the first n requests of each X-Hook-Operation-ID, then 204
  */
 export interface ReceivedRequest {
@@ -36,6 +37,7 @@ export async function startHookReceiver(): Promise<HookReceiver> {
       const redirect = /^\/redirect\/(\d+)/.exec(path);
       const flaky = /^\/flaky\/(\d+)/.exec(path);
       if (path.startsWith("/ok")) res.writeHead(204).end();
+      else if (path.startsWith("/to/")) res.writeHead(307, { location: decodeURIComponent(path.slice("/to/".length)) }).end();
       else if (path.startsWith("/fail")) res.writeHead(500, { "content-type": "text/plain" }).end("receiver failed");
       else if (path.startsWith("/busy")) res.writeHead(503, { "retry-after": "7" }).end();
       else if (path.startsWith("/hang")) hanging.add(res);

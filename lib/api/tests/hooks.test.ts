@@ -481,6 +481,24 @@ describe("deliveries", () => {
     expect(failed).toMatchObject({ status: "retrying", response: { status_code: 307 } });
   });
 
+  it("a redirect to another origin leaves the hook's credential headers behind; its signatures go on", async () => {
+    const other = await startHookReceiver();
+    try {
+      const c = unique("elsewhere");
+      const hook = await createHook({ collection: c, url: `${receiver.url}/to/${encodeURIComponent(`${other.url}/ok`)}`, headers: { Authorization: "Bearer for-the-first", "X-Api-Key": "first-only", "X-Plain": "kept" } });
+      await t.server.request(docs(c), as({ json: { _id: "e" } }));
+      const [first] = await receiver.waitFor(1, 10_000, forHook(hook._id));
+      const [second] = await other.waitFor(1, 10_000, forHook(hook._id));
+      expect(first.headers.authorization).toBe("Bearer for-the-first");
+      expect(second.headers.authorization).toBeUndefined();
+      expect(second.headers["x-api-key"]).toBeUndefined();
+      expect(second.headers["x-plain"]).toBe("kept");
+      expect(second.headers["webhook-signature"]).toBe(first.headers["webhook-signature"]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it("a receiver that never answers costs its hook timeout.read, and other hooks are not delayed", async () => {
     const c = unique("timeout");
     const hanging = await createHook({ collection: c, url: `${receiver.url}/hang`, timeout: { read: 0.3, connect: 1 } });
