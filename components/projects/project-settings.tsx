@@ -37,6 +37,16 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
   const [filesLimit, setFilesLimit] = useState(splitLimit(project.settings.files_size_limit));
   const [dataLimit, setDataLimit] = useState(splitLimit(project.settings.data_size_limit));
   const [durations, setDurations] = useState(() => durationsOf(project));
+  /** The form as `saved` holds it, and compared with it from now on. */
+  const show = (saved: Project) => {
+    setOpened(saved);
+    setName(saved.name);
+    setDebug(saved.settings.debug);
+    setDeleteFiles(saved.settings.delete_files);
+    setFilesLimit(splitLimit(saved.settings.files_size_limit));
+    setDataLimit(splitLimit(saved.settings.data_size_limit));
+    setDurations(durationsOf(saved));
+  };
   const [saved, setSaved] = useState(false);
   const apiError = update.error instanceof ApiError ? update.error : undefined;
 
@@ -63,14 +73,8 @@ function SettingsForm({ project, canEdit }: { project: Project; canEdit: boolean
       const settings = Object.fromEntries(Object.entries(wanted).filter(([key, value]) => opened.settings[key as keyof typeof wanted] !== value));
       const renamed = name.trim() !== opened.name;
       const after = await update.mutateAsync({ ...(renamed ? { name: name.trim() } : {}), ...(Object.keys(settings).length ? { settings } : {}) });
-      // The form now shows the project as saved, others' changes included, and compares with that.
-      setOpened(after);
-      setName(after.name);
-      setDebug(after.settings.debug);
-      setDeleteFiles(after.settings.delete_files);
-      setFilesLimit(splitLimit(after.settings.files_size_limit));
-      setDataLimit(splitLimit(after.settings.data_size_limit));
-      setDurations(durationsOf(after));
+      // Others' changes included.
+      show(after);
       setSaved(true);
     } catch {
       // Shown from update.error.

@@ -1,6 +1,6 @@
 import { conflict, notFound, validationError } from "../errors";
 import type { ProjectScope } from "../collections/collection";
-import { checkJsonInput, checkPropertyPath, MAX_ARRAY_INDEX, setOwn } from "../query/json-input";
+import { checkJsonInput, checkPropertyPath, MAX_ARRAY_INDEX, padsPastLimit, setOwn } from "../query/json-input";
 import { isFileRecordShape } from "../files/file-record";
 import { mergePatch } from "./merge-patch";
 import { shallowPatch, type PatchMode } from "./patch-document";
@@ -89,8 +89,7 @@ export async function setDocumentProperty(
 function arrayIndex(node: Doc | unknown[], segment: string, at: string[]): number | undefined {
   if (!Array.isArray(node)) return undefined;
   if (!/^\d+$/.test(segment)) throw validationError("Validation error", [{ property: at.join("."), message: "an array element is named by its index (0, 1, ...)" }]);
-  // Elements that exist (or the next one) are anyone's to write; padding stops at the cap.
-  if (Number(segment) > Math.max(MAX_ARRAY_INDEX, node.length)) throw validationError("Validation error", [{ property: at.join("."), message: `an array index is at most ${MAX_ARRAY_INDEX}` }]);
+  if (padsPastLimit(node, Number(segment))) throw validationError("Validation error", [{ property: at.join("."), message: `an array index is at most ${MAX_ARRAY_INDEX}` }]);
   return Number(segment);
 }
 

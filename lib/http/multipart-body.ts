@@ -85,17 +85,21 @@ export async function readMultipart(request: Request, body: Readable | undefined
   // Mixed with explicit indexes of the same array (`tags[1]` and `tags[]`) the order is anyone's
   // guess: refused, naming the parts as sent.
   const appended = new Map<string, number>();
-  const explicit: string[] = [];
+  // Each name before one of its `[`s, of the parts with explicit brackets, and the part that said it.
+  const bracketed = new Map<string, string>();
   const mixed = (a: string, b: string) => badRequest(`Parts ${a} and ${b} mix appended ([]) and explicit indexes of one array`);
   const numbered = (name: string): string => {
     if (typeof name !== "string") return name; // busboy: undefined when unreadable
     if (name.length <= 2 || !name.endsWith("[]")) {
-      for (const base of appended.keys()) if (name.startsWith(`${base}[`)) throw mixed(`${base}[]`, name);
-      explicit.push(name);
+      for (let at = name.indexOf("["); at > 0; at = name.indexOf("[", at + 1)) {
+        const base = name.slice(0, at);
+        if (appended.has(base)) throw mixed(`${base}[]`, name);
+        if (!bracketed.has(base)) bracketed.set(base, name);
+      }
       return name;
     }
     const base = name.slice(0, -2);
-    const other = explicit.find((earlier) => earlier.startsWith(`${base}[`));
+    const other = bracketed.get(base);
     if (other !== undefined) throw mixed(other, name);
     const next = appended.get(base) ?? 0;
     appended.set(base, next + 1);

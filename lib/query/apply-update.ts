@@ -1,6 +1,6 @@
 import { update } from "mingo/updater";
 import { badRequest } from "@/lib/errors";
-import { checkJsonInput, checkPropertyName, MAX_ARRAY_INDEX, setOwn } from "./json-input";
+import { checkJsonInput, checkPropertyName, MAX_ARRAY_INDEX, padsPastLimit, setOwn } from "./json-input";
 import { deepEqual, isPlainObject } from "./json-values";
 import type { Json } from "./types";
 
@@ -190,8 +190,7 @@ function checkCreatable(doc: Json, path: string): void {
     if (node === undefined) return;
     if (Array.isArray(node)) {
       if (!/^\d+$/.test(segment)) throw badRequest(`Cannot create field ${segment} in an array at ${path}`);
-      // Elements that exist (or the next one) are anyone's to write; padding stops at the cap.
-      if (Number(segment) > Math.max(MAX_ARRAY_INDEX, node.length)) throw badRequest(`Cannot pad the array at ${path}: an array index is at most ${MAX_ARRAY_INDEX}`);
+      if (padsPastLimit(node, Number(segment))) throw badRequest(`Cannot pad the array at ${path}: an array index is at most ${MAX_ARRAY_INDEX}`);
       node = node[Number(segment)];
     } else if (isPlainObject(node)) node = Object.hasOwn(node, segment) ? node[segment] : undefined;
     else throw badRequest(`Cannot create field ${segment} in a ${node === null ? "null" : typeof node} value at ${path}`);

@@ -15,8 +15,13 @@ import { badRequest } from "@/lib/errors";
  * Iterative, so a value nested 100,000 deep costs a loop and a 400, not a stack overflow.
  */
 export const MAX_JSON_DEPTH = 64;
-/** The highest array index a write may pad an array to (one far past the end would add millions of nulls); elements that exist stay writable. */
+/** The highest array index a write may pad an array to (one far past the end would add millions of nulls). */
 export const MAX_ARRAY_INDEX = 100_000;
+
+/** Whether writing `array[index]` would pad it past MAX_ARRAY_INDEX; elements that exist (and the next one) stay writable. */
+export function padsPastLimit(array: readonly unknown[], index: number): boolean {
+  return index > Math.max(MAX_ARRAY_INDEX, array.length);
+}
 
 export function checkJsonInput(value: unknown, what = "Request body", depth = 0): void {
   const stack: { value: unknown; depth: number }[] = [{ value, depth }];
