@@ -7,7 +7,7 @@ import { deliverHook } from "../hooks/deliver-hook";
 import { hookView, type Hook } from "../hooks/hook";
 import { claimForRetry, queueTestDelivery, recordAttempt } from "../hooks/hook-deliveries";
 import { deleteHookHistory, deleteHookHistoryRecord, getHookHistoryRecord, listHookHistory, projectRecord } from "../hooks/hook-history";
-import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, redirectsDeliveries, saveHook } from "../hooks/hooks";
+import { createHook, deleteHook, deleteHooks, getHook, hookExists, listHooks, patchHook, redirectsDeliveries, saveHook, type WatchCheck } from "../hooks/hooks";
 import { filterReads, readActionBody } from "../http/action-filter";
 import { withActions } from "../http/actions";
 import { readOnlyCollection } from "../http/read-only";
@@ -172,9 +172,14 @@ async function visibleHistoryRecord(c: Context<ApiEnv>, id: string): Promise<Rec
 }
 
 /** A hook delivers its collection's documents: its writer must be able to read them (no way round read grants). */
-function watchCheck(c: Context<ApiEnv>): (collection: string) => void {
-  return (collection) => {
-    if (!can(c.get("principal"), "read", { collection })) throw forbidden(`Not allowed to read in collection ${collection}: a hook would deliver its documents`);
+function watchCheck(c: Context<ApiEnv>): WatchCheck {
+  return (collection, role) => {
+    if (can(c.get("principal"), "read", { collection })) return;
+    throw forbidden(
+      role === "from"
+        ? `Not allowed to read in collection ${collection}: the hook delivers its documents, signed with its secret`
+        : `Not allowed to read in collection ${collection}: a hook would deliver its documents`,
+    );
   };
 }
 

@@ -28,9 +28,11 @@ export async function hookExists(projectId: string, id: string): Promise<boolean
 
 /**
  * Checks, before a hook is written, that its writer may read the collection it watches (a hook
- * delivers that collection's documents): throws to refuse.
+ * delivers that collection's documents), and, when the hook moves, the one it leaves (`from`):
+ * the hook's secret and credential headers sign and open that collection's deliveries, and a
+ * moved hook shows them to whoever may read its new collection. Throws to refuse.
  */
-export type WatchCheck = (collection: string) => void;
+export type WatchCheck = (collection: string, role?: "from") => void;
 
 /** Where deliveries go, or what they carry, changes: a change checked as a new hook would be. */
 export function redirectsDeliveries(before: Pick<Hook, "collection" | "url">, after: { collection?: unknown; url?: unknown }): boolean {
@@ -56,6 +58,7 @@ export async function saveHook(projectId: string, id: string, body: Record<strin
   mayWatch?.(hook.collection);
   const row = await transaction(async (client) => {
     const before = await lockHook(client, projectId, id);
+    if (before && before.data.collection !== hook.collection) mayWatch?.(before.data.collection, "from");
     const since = !before || changesMatching(before.data, hook) ? await beginMatching(client, projectId, before) : null;
     const [row] = await query<{ data: Hook; created: boolean }>(
       sql`INSERT INTO hooks (project_id, id, collection_id, is_active, data, matching_since)
@@ -122,6 +125,7 @@ export async function patchHook(projectId: string, id: string, body: Record<stri
     if (_id !== undefined && _id !== id) throw validationError("Validation error", [{ property: "_id", message: "cannot be changed" }]);
     const hook = await parseHook(id, changes, row.data);
     if (redirectsDeliveries(row.data, hook)) mayWatch?.(hook.collection);
+    if (row.data.collection !== hook.collection) mayWatch?.(row.data.collection, "from");
     const since = changesMatching(row.data, hook) ? await beginMatching(client, projectId, row) : null;
     await query(
       sql`UPDATE hooks SET collection_id = ${hook.collection}, is_active = ${hook.is_active}, data = ${JSON.stringify(hook)}::jsonb, updated_at = now(),

@@ -864,6 +864,26 @@ describe("isolation", () => {
     expect((await t.server.request(`${hooksPath}open-hook/`, as({ method: "GET" }))).body.collection).toBe("open");
     expect((await t.server.request(`${hooksPath}open-hook/`, as({ method: "DELETE" }))).status).toBe(204);
   });
+
+  it("a token moves a hook only off a collection it may read (the moved hook would show it the secret and credential headers)", async () => {
+    await createHook({ _id: "walled", collection: "walled-in", url: `${receiver.url}/ok`, secret: "walled-secret", headers: { Authorization: "Bearer walled" } });
+    const minted = await t.server.request("/api/collections/_tokens/documents/", as({ json: { permission: { allow: { read: ["_hooks", "open"], write: ["_hooks"], update: ["_hooks"] } } } }));
+    const asMover = (extra: Record<string, unknown>) => ({ project: t.owner.project, token: minted.body.token, ...extra });
+    const moves = [
+      asMover({ method: "PATCH", json: { collection: "open" } }),
+      asMover({ method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: JSON.stringify({ collection: "open" }) }),
+      asMover({ method: "PUT", json: { collection: "open", url: `${receiver.url}/ok` } }),
+    ];
+    for (const move of moves) {
+      const refused = await t.server.request(`${hooksPath}walled/`, move);
+      expect(refused.status, refused.text).toBe(403);
+      expect(refused.body.message).toBe("Not allowed to read in collection walled-in: the hook delivers its documents, signed with its secret");
+      expect(refused.text).not.toContain("walled-secret");
+    }
+    const kept = await t.server.request(`${hooksPath}walled/`, as({}));
+    expect(kept.body).toMatchObject({ collection: "walled-in", secret: "walled-secret", headers: { Authorization: "Bearer walled" } });
+    expect((await t.server.request(`${hooksPath}walled/`, as({ method: "DELETE" }))).status).toBe(204);
+  });
 });
 
 describe("the hook thread", () => {
