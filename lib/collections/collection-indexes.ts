@@ -73,11 +73,14 @@ export function parseIndexes(value: unknown): IndexSpec[] {
       case "compound":
         if (!Array.isArray(e.properties) || e.properties.length < 1 || !e.properties.every(validProperty))
           errors.push({ property: `${at}.properties`, message: "must be an array of property paths" });
+        else if (new Set(e.properties).size < e.properties.length) errors.push({ property: `${at}.properties`, message: "names a property twice" });
         else specs.push({ type: "compound", properties: e.properties as string[], unique: unique === true });
         break;
       case "text": {
         const language = e.language === undefined ? "en" : e.language;
         if (!validProperty(e.property)) errors.push({ property: `${at}.property`, message: "must be a property path" });
+        // `unique: false` is taken (clients send one shape for every index); a unique text index is no such thing.
+        else if (unique === true) errors.push({ property: `${at}.unique`, message: "a text index cannot be unique" });
         else if (typeof language !== "string" || !configurationOf(language))
           errors.push({ property: `${at}.language`, message: `must be one of ${Object.keys(TEXT_LANGUAGES).join(", ")} (or a configuration's name: english, ...)` });
         else specs.push({ type: "text", property: e.property as string, language });
@@ -86,7 +89,8 @@ export function parseIndexes(value: unknown): IndexSpec[] {
       default:
         errors.push({ property: `${at}.type`, message: "must be simple, compound or text" });
     }
-    // The same index twice would be built twice and kept in step on every write, for nothing.
+    // The same index twice would be built twice and kept in step on every write, for nothing. (A
+    // unique and a plain index on one property differ: the plain one also finds arrays holding a value.)
     if (specs.length > before) {
       const spec = specs[specs.length - 1];
       const key = JSON.stringify(spec.type === "compound" ? [spec.type, spec.properties, spec.unique] : spec.type === "simple" ? [spec.type, spec.property, spec.unique] : [spec.type, spec.property]);

@@ -370,12 +370,15 @@ async function statementRunning(prefix: string) {
 }
 
 describe("index definitions", () => {
-  it("an unknown key, a __proto__ path or the same index twice is 422 naming it; nothing saved", async () => {
+  it("an unknown key, a __proto__ path, the same index twice, a compound naming a property twice or a unique text index is 422 naming it; nothing saved", async () => {
     const cases: [unknown[], { property: string; message: string }][] = [
       [[{ type: "simple", property: "a", extra: 1 }], { property: "indexes.0.extra", message: "is not a key of a simple index" }],
       [[{ type: "simple", property: "a.__proto__" }], { property: "indexes.0.property", message: "must be a property path" }],
       [[{ type: "compound", properties: ["__proto__", "b"] }], { property: "indexes.0.properties", message: "must be an array of property paths" }],
       [[{ type: "simple", property: "a" }, { type: "simple", property: "a", unique: false }], { property: "indexes.1", message: "is the same index as indexes.0" }],
+      [[{ type: "compound", properties: ["a", "b", "a"] }], { property: "indexes.0.properties", message: "names a property twice" }],
+      // Taken and dropped, it would promise a uniqueness nothing keeps.
+      [[{ type: "text", property: "a", unique: true }], { property: "indexes.0.unique", message: "a text index cannot be unique" }],
       // Each index is work for every project's writes (they share the documents table).
       [Array.from({ length: 33 }, (_, i) => ({ type: "simple", property: `p${i}` })), { property: "indexes", message: "at most 32 indexes on a collection" }],
     ];
