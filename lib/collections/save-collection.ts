@@ -125,7 +125,7 @@ function parseDefinition(body: Record<string, unknown>): { name: string; descrip
   if (errors.length) throw validationError("Validation error", errors);
   if (schema) {
     compileSchema(schema as Record<string, unknown>, { checkArca: true });
-    buildProcessorPlan(schema as Record<string, unknown>); // 422: unknown kind, bad argument, array property, recursion
+    buildProcessorPlan(schema as Record<string, unknown>, { saving: true }); // 422: unknown kind, bad argument, array property, recursion, an input the schema closes off
   }
   return { name, description, schema: schema as Record<string, unknown> | null, indexes: parseIndexes(body.indexes) };
 }

@@ -35,6 +35,29 @@ describe("buildProcessorPlan", () => {
     expect(buildProcessorPlan(schema({ a: { processors: md5Of("a") } }))).toHaveLength(1);
   });
 
+  it("refuses an input the schema closes off (the processor would never get input); open or unclear schemas pass", () => {
+    const closed = (properties: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ ...schema(properties), additionalProperties: false, ...extra });
+    const errorsOf = (value: Record<string, unknown>) => {
+      try {
+        buildProcessorPlan(value, { saving: true });
+        return [];
+      } catch (error) {
+        return (error as { errors: unknown[] }).errors;
+      }
+    };
+    expect(errorsOf(closed({ d: { type: "string", processors: md5Of("nope") } }))).toEqual([{ property: "d", message: "reads nope, which the schema does not allow in a document" }]);
+    expect(errorsOf(closed({ d: { type: "string", processors: md5Of("n.x") }, n: { type: "object", properties: { y: {} }, additionalProperties: false } }))).toEqual([
+      { property: "d", message: "reads n.x, which the schema does not allow in a document" },
+    ]);
+    expect(errorsOf(closed({ d: { type: "string", processors: md5Of("t") }, t: { type: "string" } }))).toEqual([]);
+    expect(errorsOf(closed({ d: { type: "string", processors: md5Of("_id") } }))).toEqual([]);
+    expect(errorsOf(schema({ d: { type: "string", processors: md5Of("nope") } }))).toEqual([]);
+    expect(errorsOf(closed({ d: { type: "string", processors: md5Of("p1") } }, { patternProperties: { "^p": {} } }))).toEqual([]);
+    expect(errorsOf(closed({ d: { type: "string", processors: md5Of("f.name") }, f: { type: "file" } }))).toEqual([]);
+    // A schema saved before this check still runs: writes build its plan without it.
+    expect(buildProcessorPlan(closed({ d: { type: "string", processors: md5Of("nope") } }))).toHaveLength(1);
+  });
+
   it("refuses prototype paths in arguments", () => {
     expect(() => buildProcessorPlan(schema({ a: { processors: md5Of("__proto__.x") } }))).toThrow("Validation error");
   });

@@ -36,12 +36,20 @@ export function processorPlan(schema: Record<string, unknown> | null): Processor
   return plan;
 }
 
-/** Builds and checks the plan: 422 for an unknown kind, a bad or missing argument, an array property, a cycle. */
-export function buildProcessorPlan(schema: Record<string, unknown>): ProcessorPlan {
+/**
+ * Builds and checks the plan: 422 for an unknown kind, a bad or missing argument, an array
+ * property, a cycle; when `saving`, also for an input the schema closes off (a schema saved
+ * before that check keeps working).
+ */
+export function buildProcessorPlan(schema: Record<string, unknown>, options: { saving?: boolean } = {}): ProcessorPlan {
   const found: PropertyPlan[] = [];
   const errors: PropertyError[] = [];
   const definitions = isPlainObject(schema.definitions) ? schema.definitions : {};
   collect(schema, [], found, errors, false, definitions);
+  if (options.saving)
+    for (const plan of found)
+      for (const input of plan.inputs)
+        if (!schemaAllows(schema, input)) errors.push({ property: plan.key, message: `reads ${input.join(".")}, which the schema does not allow in a document` });
   if (errors.length) throw validationError("Validation error", errors);
   return dependencyOrder(found);
 }
@@ -112,6 +120,28 @@ function mayBeArray(node: unknown, definitions: Record<string, unknown>, depth: 
     if (Object.hasOwn(definitions, name) && mayBeArray(definitions[name], definitions, depth + 1)) return true;
   }
   return ["allOf", "anyOf", "oneOf"].some((keyword) => Array.isArray(node[keyword]) && node[keyword].some((branch: unknown) => mayBeArray(branch, definitions, depth + 1)));
+}
+
+/**
+ * Whether a document may hold `path` under `schema`: false only when some object on the way
+ * lists its properties and closes itself (`additionalProperties: false`, no pattern, no
+ * combinator) without naming the next key. A processor reading such a path never gets input.
+ * Anything the walk cannot follow plainly (a `$ref`, a combinator, a file's sub-field) is allowed.
+ */
+function schemaAllows(schema: Record<string, unknown>, path: string[]): boolean {
+  let node: unknown = schema;
+  for (const [depth, key] of path.entries()) {
+    if (!isPlainObject(node)) return true;
+    if (depth === 0 && key === "_id") return true;
+    const properties = isPlainObject(node.properties) ? node.properties : undefined;
+    if (properties && Object.hasOwn(properties, key)) {
+      node = properties[key];
+      continue;
+    }
+    const closed = node.additionalProperties === false && node.patternProperties === undefined && !["$ref", "allOf", "anyOf", "oneOf", "not"].some((k) => k in (node as object));
+    return !closed;
+  }
+  return true;
 }
 
 /** A reference cycle (`a` -> `b` -> `a`) ends here. */
