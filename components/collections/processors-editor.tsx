@@ -67,7 +67,8 @@ export function ProcessorsEditor({
         ))}
       </ol>
       <div className="flex flex-wrap items-end gap-2">
-        <SelectField label="Add a processor" value={adding} onChange={(e) => setAdding(e.target.value)}>
+        {/* One of these per property: the accessible name says whose. */}
+        <SelectField label="Add a processor" aria-label={`Add a processor to ${property}`} value={adding} onChange={(e) => setAdding(e.target.value)}>
           {PROCESSOR_KINDS.map((kind) => (
             <option key={kind.name} value={kind.name}>
               {kind.label}
