@@ -67,13 +67,17 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
   // The credential as last checked: permissions narrowed since the stream opened apply to it.
   let current = principal;
   const credentials = c.get("credentials");
+  const incarnation = c.get("projectIncarnation");
   const options: FeedOptions = {
     projectId: project._id,
+    incarnation,
     collections,
     matches: (document) => !filter || matchFilter(filter, document as Json),
     mayRead: (collection, documentId) => can(current, "read", { collection, documentId }),
     stillAllowed: async () => {
-      current = (await authenticateProjectRequest(project._id, credentials)).principal;
+      const auth = await authenticateProjectRequest(project._id, credentials);
+      if (auth.incarnation !== incarnation) return false;
+      current = auth.principal;
       return collections.every((id) => mayReach(current, "read", id));
     },
     lastEventId,

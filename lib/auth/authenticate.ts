@@ -2,6 +2,7 @@ import { forbidden, notFound, unauthorized } from "../errors";
 import { queryOne } from "../db/query";
 import { sql } from "../db/sql";
 import { projectView, type ProjectView } from "../projects/project";
+import { INCARNATION_OF_P, type ProjectIncarnation } from "../projects/project-incarnation";
 import { normalizePermission } from "./permission";
 import type { Principal, Role } from "./principal";
 import { cachedAuthentication } from "./auth-cache";
@@ -13,6 +14,8 @@ export type Credentials = { kind: "token"; secret: string } | { kind: "session";
 
 export interface ProjectRequestAuth {
   project: ProjectView;
+  /** Which project of that id (a deleted project's id can be taken again). */
+  incarnation: ProjectIncarnation;
   ownerId: string;
   principal: Principal;
 }
@@ -25,6 +28,7 @@ interface ProjectAuthRow {
   is_active: boolean;
   files_size: number;
   data_size: number;
+  incarnation: number;
   token_id: string | null;
   token_active: boolean | null;
   permission: unknown;
@@ -48,7 +52,7 @@ export async function authenticateProjectRequest(projectId: string, credentials:
 
 async function loadProjectRequestAuth(projectId: string, tokenHash: string | null, sessionHash: string | null): Promise<ProjectRequestAuth> {
   const row = await queryOne<ProjectAuthRow>(sql`
-    SELECT p.id, p.name, p.owner_id, p.settings, p.is_active, p.files_size, p.data_size,
+    SELECT p.id, p.name, p.owner_id, p.settings, p.is_active, p.files_size, p.data_size, ${INCARNATION_OF_P} AS incarnation,
            t.id AS token_id, t.is_active AS token_active, t.permission,
            u.id AS user_id, u.email, m.role
     FROM projects p
@@ -77,7 +81,7 @@ async function loadProjectRequestAuth(projectId: string, tokenHash: string | nul
     if (!row.role) throw forbidden("You are not a member of this project.");
     principal = { kind: "user", userId: row.user_id, email: row.email, role: row.role as Role };
   } else throw unauthorized();
-  return { project, ownerId: row.owner_id, principal };
+  return { project, incarnation: Number(row.incarnation), ownerId: row.owner_id, principal };
 }
 
 /** The signed-in user for the bare host's account routes; tokens never reach them. */

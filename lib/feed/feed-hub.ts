@@ -3,6 +3,7 @@ import { query } from "../db/query";
 import { sql } from "../db/sql";
 import { currentPosition, readCommittedEvents, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
 import { runOutboxLoop, type OutboxLoop } from "../outbox/outbox-loop";
+import { currentIncarnations, type ProjectIncarnation } from "../projects/project-incarnation";
 
 /**
  * The change feed's one reader of the outbox per process (CONTRACT §13): a single loop, woken by
@@ -14,10 +15,14 @@ import { runOutboxLoop, type OutboxLoop } from "../outbox/outbox-loop";
  */
 export interface FeedSubscriber {
   projectId: string;
+  /** The project it subscribed to: a project made later under the same id is another one. */
+  incarnation: ProjectIncarnation;
   /** The collections it follows: the hub hands it no other collection's events. */
   collections: ReadonlySet<string>;
   /** Takes a live event in commit order (already of its project). */
   deliver(event: OutboxEvent): void;
+  /** Ends it: its project was deleted (and its id perhaps taken again). */
+  end(): void;
 }
 
 interface HubState {
@@ -104,6 +109,7 @@ async function step(h: HubState) {
     limit: BATCH,
     documents: sql`(e.project_id, e.collection_id) IN (SELECT * FROM unnest(${pairs.projects}::text[], ${pairs.collections}::text[]))`,
   });
+  await endSubscribersOfGoneProjects(h, events);
   for (const event of events) {
     h.cursor = event;
     const subscribers = h.subscribers.get(event.projectId);
@@ -111,6 +117,21 @@ async function step(h: HubState) {
     for (const subscriber of subscribers) if (subscriber.collections.has(event.collectionId)) subscriber.deliver(event);
   }
   return { more: full, held };
+}
+
+/**
+ * Ends the subscribers of the batch's projects that were deleted since they subscribed, before
+ * any of the batch is handed out. Asked after the batch was read: an event of a project made
+ * again under the same id commits after that project's row, so the row is seen here and the old
+ * subscribers never get the new project's changes. (A project deleted and not made again ends
+ * its subscribers at their credential recheck, or here at its next event.)
+ */
+async function endSubscribersOfGoneProjects(h: HubState, events: OutboxEvent[]): Promise<void> {
+  const followed = [...new Set(events.map((e) => e.projectId))].filter((id) => h.subscribers.has(id));
+  if (followed.length === 0) return;
+  const incarnations = await currentIncarnations(followed);
+  for (const projectId of followed)
+    for (const subscriber of [...(h.subscribers.get(projectId) ?? [])]) if (incarnations.get(projectId) !== subscriber.incarnation) subscriber.end();
 }
 
 /** Events of one project (and collections) past `after`, for a subscriber catching up. */

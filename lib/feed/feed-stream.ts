@@ -1,6 +1,7 @@
 import type { ServerResponse } from "node:http";
 import { gone } from "../errors";
 import { comparePositions, type OutboxEvent, type OutboxPosition } from "../outbox/outbox-events";
+import { currentIncarnations, type ProjectIncarnation } from "../projects/project-incarnation";
 import { eventPosition, joinFeed, latestProjectPosition, readProjectEvents } from "./feed-hub";
 
 /**
@@ -14,6 +15,8 @@ import { eventPosition, joinFeed, latestProjectPosition, readProjectEvents } fro
  */
 export interface FeedOptions {
   projectId: string;
+  /** The project as authenticated: the stream ends if it is deleted (its id may be taken again). */
+  incarnation: ProjectIncarnation;
   collections: string[];
   /** Whether the change passes the subscriber's filter. */
   matches(document: Record<string, unknown>): boolean;
@@ -122,7 +125,9 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
 
   const joined = await joinFeed({
     projectId: options.projectId,
+    incarnation: options.incarnation,
     collections,
+    end: close,
     deliver(event) {
       if (closed) return;
       if (caughtUp) return emit(event);
@@ -155,6 +160,8 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
       for (;;) {
         const { events, full } = await readProjectEvents(options.projectId, options.collections, position, CATCH_UP_BATCH, CATCH_UP_BYTES);
         if (closed) return;
+        // As the hub does for live events: none of a project made again under this id.
+        if (events.length > 0 && (await currentIncarnations([options.projectId])).get(options.projectId) !== options.incarnation) return close();
         for (const event of events) {
           await paced(event);
           if (closed) return;

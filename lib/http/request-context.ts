@@ -38,9 +38,10 @@ export const readRequestContext: MiddlewareHandler<ApiEnv> = async (c, next) => 
 export const requireProject: MiddlewareHandler<ApiEnv> = async (c, next) => {
   const projectId = c.get("projectId");
   if (!projectId) throw notFound("Project not found.");
-  const { project, principal } = await authenticateProjectRequest(projectId, c.get("credentials"));
+  const { project, incarnation, principal } = await authenticateProjectRequest(projectId, c.get("credentials"));
   if (principal.kind === "token") noteTokenUse(project._id, principal.tokenId);
   c.set("project", project);
+  c.set("projectIncarnation", incarnation);
   c.set("principal", principal);
   await next();
 };

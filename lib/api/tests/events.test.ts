@@ -2,7 +2,7 @@ import http from "node:http";
 import { afterAll, describe, expect, it } from "vitest";
 import { apiApp } from "../app";
 import { apiSuite } from "../../testing/api-suite";
-import { ownerWithProject } from "../../testing/fixtures";
+import { createProject, createToken, ownerWithProject, signUpUser } from "../../testing/fixtures";
 import { openSse, type SseConnection } from "../../testing/sse-client";
 
 const t = apiSuite();
@@ -324,6 +324,27 @@ describe("change feed", () => {
     // A system collection that exists says why it has no feed; an unknown `_` name is just not found.
     expect((await t.server.request("/api/collections/_tokens/events/", as())).body).toEqual({ message: "_tokens has no change feed: the feed follows user collections and _files" });
     expect((await t.server.request("/api/collections/_nothing/events/", as())).body).toEqual({ message: "Collection not found." });
+  });
+
+  it("ends the streams of a deleted project before a project made again under its id is heard (someone else's)", async () => {
+    // Only the deletion may end them: no credential recheck within the test.
+    process.env.ARCA_FEED_AUTH_RECHECK_MS = "600000";
+    try {
+      const first = await ownerWithProject(t.server);
+      const c = unique("reused");
+      const feed = await subscribe(`/api/collections/${c}/events/`, { token: first.token, project: first.project });
+      await t.server.request(docs(c), { project: first.project, token: first.token, json: { _id: "theirs-before" } });
+      expect(summary(await feed.waitFor(1))).toEqual([["created", "theirs-before"]]);
+      expect((await t.server.request(`/api/user/projects/${first.project}/`, { session: first.session, method: "DELETE" })).status).toBe(204);
+      const next = await signUpUser(t.server);
+      await createProject(t.server, next.session, first.project);
+      const nextToken = await createToken(t.server, next.session, first.project);
+      expect((await t.server.request(docs(c), { project: first.project, token: nextToken, json: { _id: "private", card: "4111" } })).status).toBe(201);
+      await Promise.race([feed.closed, new Promise((_, reject) => setTimeout(() => reject(new Error("stream still open")), 5000))]);
+      expect(summary(feed.events)).toEqual([["created", "theirs-before"]]);
+    } finally {
+      delete process.env.ARCA_FEED_AUTH_RECHECK_MS;
+    }
   });
 
   it("keeps projects apart: another project's events and positions are invisible", async () => {
