@@ -2,6 +2,7 @@ import type { Server } from "node:http";
 import { appSecret } from "../lib/auth/app-secret";
 import { ensureConfirmedUser } from "../lib/auth/users";
 import { stopBackgroundWorkers } from "../lib/background-workers";
+import { sweepBeforeServing } from "../lib/collections/index-sweep";
 import { config, ConfigError } from "../lib/config";
 import { startDatabase } from "../lib/db/start-database";
 import { startServer } from "../server";
@@ -60,6 +61,7 @@ export async function runServer(options: { withDashboard: boolean }): Promise<Se
       throw new ConfigError(`The admin user cannot be made: ${reasons?.join("; ") ?? error.message}`);
     });
   }
+  await sweepBeforeServing();
   server = await startServer({ port: cfg.port, withDashboard: options.withDashboard });
   const port = (server.address() as { port: number }).port;
   console.info(

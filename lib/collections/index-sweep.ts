@@ -68,6 +68,23 @@ async function unwantedIndexes(client: pg.PoolClient, indexes: Map<string, boole
   });
 }
 
+/**
+ * One round before the server takes requests: a unique index left by a save that a crash cut off
+ * (never answered, not in the collection's definition) would otherwise refuse writes until the
+ * first scheduled round. Bounded by `ms`: past it the server starts and the round goes on.
+ */
+export async function sweepBeforeServing(ms = 5000): Promise<void> {
+  const round = runAsBackground(() => sweepOrphanIndexes()).then(
+    (dropped) => {
+      if (dropped.length) console.info(`collections: dropped ${dropped.length} index(es) no collection wants`);
+    },
+    (error) => console.error(`collections: sweeping orphan indexes: ${(error as Error).message}`),
+  );
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([round, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
 export function startIndexSweep(): () => void {
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;

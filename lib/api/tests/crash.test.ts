@@ -7,6 +7,7 @@ import { Readable } from "node:stream";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createLocalDiskBlobStore } from "../../blob/local-disk-blob-store";
+import { collectionPrefix } from "../../collections/collection-indexes";
 import { processOwner } from "../../blob/process-owner";
 import { opaqueBytes } from "../../testing/fixtures";
 import { seedProject } from "../../testing/seed-project";
@@ -223,4 +224,25 @@ describe("SIGKILL during uploads and writes", () => {
     );
     expect(acked.files.size + acked.documents.size).toBeGreaterThan(KILLS * ACKS_BEFORE_KILL / 2);
   }, 180_000);
+});
+
+describe("SIGKILL during an index save", () => {
+  it("a unique index the cut-off save left refuses no write once the server serves again", async () => {
+    const headers = { "x-project": project, authorization: `Token ${token}`, "content-type": "application/json" };
+    server = await startServeApi(env);
+    const made = await fetch(`${server.url}/api/collections/`, { method: "POST", headers, body: JSON.stringify({ _id: "halfsaved" }) });
+    expect(made.status).toBe(201);
+    // What a save killed after its concurrent build and before its definition's commit leaves.
+    const left = `${collectionPrefix(project, "halfsaved")}cutoff`;
+    await db.query(`CREATE UNIQUE INDEX "${left}" ON documents ((data -> 'w')) WHERE project_id = '${project}' AND collection_id = 'halfsaved'`);
+    await server.kill("SIGKILL");
+    server = await startServeApi(env);
+    for (const id of ["w1", "w2"]) {
+      const written = await fetch(`${server.url}/api/collections/halfsaved/documents/`, { method: "POST", headers, body: JSON.stringify({ _id: id, w: 1 }) });
+      expect(written.status, await written.text()).toBe(201);
+    }
+    expect((await db.query("SELECT 1 FROM pg_class WHERE relname = $1", [left])).rows).toEqual([]);
+    expect(await server.kill("SIGTERM")).toBe(0);
+    server = undefined;
+  }, 120_000);
 });
