@@ -13,6 +13,8 @@ import { defaultSettings, parseDuration } from "../projects/project";
 import { matchFilter, parseFilter, type FilterNode } from "../query";
 import type { Json } from "../query/types";
 import { recordUsage } from "../usage/usage-meter";
+import { listParam } from "../lists/list-query";
+import { projectFields } from "../lists/project-fields";
 
 /**
  * The change feed (CONTRACT §13), Server-Sent Events.
@@ -58,6 +60,9 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
     }
     filter = parseFilter(parsed);
   }
+  // `fields` / `fields_exclude` shape each event's document as they shape a list's (after the filter,
+  // which sees the whole document).
+  const shape = { fields: listParam(c.req.query("fields") ?? null), fieldsExclude: listParam(c.req.query("fields_exclude") ?? null) };
   const project = c.get("project");
   // An empty header (some proxies and clients send one) does not hide the query parameter.
   const lastEventId = readLastEventId(c.req.header("last-event-id")?.trim() || c.req.query("last_event_id"));
@@ -73,6 +78,7 @@ async function feed(c: Context<ApiEnv>, collections: string[]): Promise<Response
     incarnation,
     collections,
     matches: (document) => !filter || matchFilter(filter, document as Json),
+    shape: shape.fields || shape.fieldsExclude ? (document) => projectFields(document, shape) : undefined,
     mayRead: (collection, documentId) => can(current, "read", { collection, documentId }),
     stillAllowed: async () => {
       const auth = await authenticateProjectRequest(project._id, credentials);

@@ -20,6 +20,8 @@ export interface FeedOptions {
   collections: string[];
   /** Whether the change passes the subscriber's filter. */
   matches(document: Record<string, unknown>): boolean;
+  /** The part of a passing document the subscriber gets (`fields`); absent: all of it. */
+  shape?(document: Record<string, unknown>): Record<string, unknown>;
   /** The credential's read permission on one document. */
   mayRead(collectionId: string, documentId: string): boolean;
   lastEventId: number | undefined;
@@ -101,7 +103,8 @@ export async function openFeed<T extends FeedSink>(options: FeedOptions, makeSin
     const document = event.document;
     if (!document || !collections.has(event.collectionId)) return;
     if (!options.mayRead(event.collectionId, event.documentId) || !options.matches(document)) return;
-    send(encodedEvent(event, document));
+    // A shaped document is this subscriber's own; the whole one is encoded once for all.
+    send(options.shape ? encodeEvent(event, options.shape(document)) : encodedEvent(event, document));
   };
   const release = () => {
     if (closed) return;
@@ -191,10 +194,14 @@ const encodedEvents = new WeakMap<OutboxEvent, Uint8Array>();
 function encodedEvent(event: OutboxEvent, document: Record<string, unknown>): Uint8Array {
   let chunk = encodedEvents.get(event);
   if (!chunk) {
-    chunk = encoder.encode(`id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(document)}\n\n`);
+    chunk = encodeEvent(event, document);
     encodedEvents.set(event, chunk);
   }
   return chunk;
+}
+
+function encodeEvent(event: OutboxEvent, document: Record<string, unknown>): Uint8Array {
+  return encoder.encode(`id: ${event.id}\nevent: ${event.kind}\ndata: ${JSON.stringify(document)}\n\n`);
 }
 
 /** The web-stream sink: the feed as a ReadableStream (Next's route handler, tests). */

@@ -74,7 +74,8 @@ export function parseSort(text: string): SortKey[] {
   return keys;
 }
 
-function listParam(value: string | null): string[] | undefined {
+/** A `fields` / `fields_exclude` value: property paths, comma-separated (400 for a malformed one). */
+export function listParam(value: string | null): string[] | undefined {
   if (value === null) return undefined;
   const list = value.split(",").map((v) => v.trim()).filter(Boolean);
   for (const item of list) {

@@ -95,6 +95,32 @@ describe("change feed", () => {
     expect(feed.events).toHaveLength(2);
   });
 
+  it("shapes each event's document with fields / fields_exclude as a list does, after the filter saw all of it; a malformed field is 400", async () => {
+    const c = unique("shaped");
+    const filter = encodeURIComponent(JSON.stringify({ secret: "match" }));
+    const picked = await subscribe(`/api/collections/${c}/events/?fields=title,meta.a&filter=${filter}`);
+    const dropped = await subscribe(`/api/collections/${c}/events/?fields_exclude=secret`);
+    const whole = await subscribe(`/api/collections/${c}/events/`);
+    const document = { _id: "s1", title: "T", secret: "match", meta: { a: 1, b: 2 } };
+    await t.server.request(docs(c), as({ json: document }));
+    await t.server.request(`${docs(c)}s1/`, as({ method: "DELETE" }));
+    const data = async (feed: SseConnection) => (await feed.waitFor(2)).map((e) => [e.event, JSON.parse(e.data)]);
+    expect(await data(picked)).toEqual([
+      ["created", { _id: "s1", title: "T", meta: { a: 1 } }],
+      ["deleted", { _id: "s1", title: "T", meta: { a: 1 } }],
+    ]);
+    expect(await data(dropped)).toEqual([
+      ["created", { _id: "s1", title: "T", meta: { a: 1, b: 2 } }],
+      ["deleted", { _id: "s1", title: "T", meta: { a: 1, b: 2 } }],
+    ]);
+    expect(await data(whole)).toEqual([
+      ["created", document],
+      ["deleted", document],
+    ]);
+    const malformed = await subscribe(`/api/collections/${c}/events/?fields=a..b`);
+    expect(malformed.status).toBe(400);
+  });
+
   it("applies the credential's read permission per document", async () => {
     const [open1, closed1] = [unique("open"), unique("closed")];
     const token = await t.server.request("/api/collections/_tokens/documents/", as({

@@ -171,6 +171,17 @@ describe("fuzz: no 500, no hang, prototypes untouched", () => {
     );
   });
 
+  it("change feed query strings and Last-Event-ID (HEAD: parsed and checked as a GET, no open stream)", async () => {
+    const lastEventId = fc.oneof(word, fc.constantFrom("0", "1", "-1", "99999999999999999999", " 5 ", ""));
+    await fc.assert(
+      fc.asyncProperty(query, lastEventId, fc.oneof(urlWord, fc.constantFrom("fz", "_files")), async (search, id, collection) => {
+        await send(`/api/collections/${collection}/events/?${search}`, { method: "HEAD", headers: safeHeaders({ "last-event-id": id }) });
+        await send(`/api/events/?collections=${collection},fz&${search}&last_event_id=${percentEncode(id)}`, { method: "HEAD" });
+      }),
+      params(),
+    );
+  });
+
   it("account and project paths with a session: project ids in the path, any method and body", async () => {
     const session = { authorization: `SessionId ${t.owner.session}`, "content-type": "application/json" };
     // A NUL in the project id once reached the database (a 500).
