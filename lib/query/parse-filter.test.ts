@@ -45,7 +45,7 @@ describe("parseFilter", () => {
     [{ a: { $gt: 1, b: 2 } }, "Cannot mix operators and fields in one condition: $gt, b"],
     [{ "a..b": 1 }, 'Invalid field path: "a..b"'],
     [{ a: "nul\u0000" }, "Filter strings must be valid Unicode without NUL"],
-    [[1], "Filter must be an object"],
+    [[1], "filter must be a JSON object"],
   ])("refuses %j", (input, message) => {
     const e = error(() => parseFilter(input));
     expect(e.status).toBe(400);

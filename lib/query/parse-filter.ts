@@ -11,7 +11,7 @@ import type { Comparable, FilterNode, Json, OperatorNode } from "./types";
  */
 export function parseFilter(input: unknown): FilterNode {
   if (input === undefined || input === null) return { kind: "and", children: [] };
-  if (!isPlainObject(input)) throw badRequest("Filter must be an object");
+  if (!isPlainObject(input)) throw badRequest("filter must be a JSON object");
   checkJsonInput(input, "Filter");
   budget = fullBudget();
   return parseQuery(input as Record<string, unknown>);
