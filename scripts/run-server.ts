@@ -12,7 +12,8 @@ import { startServer } from "../server";
  * (scripts/serve-api.ts): database up (the embedded PostgreSQL owned by this process when no
  * DATABASE_URL), serve, and one way down for every way out. The order going down: stop
  * accepting and drop connections, stop the background workers (bounded: at most a few
- * seconds), close the pool and stop the embedded PostgreSQL, exit. SIGINT and SIGTERM exit 0;
+ * seconds), close the pool and stop the embedded PostgreSQL, exit. SIGINT, SIGTERM and SIGHUP
+ * exit 0 (the embedded PostgreSQL runs in its own session: a terminal's Ctrl-C reaches only us);
  * an uncaught exception or unhandled rejection is logged and exits 1 after the same steps; if
  * the steps hang, the process exits anyway after STOP_DEADLINE_MS and the embedded database's
  * `exit` handler still signals the postmaster. Only SIGKILL skips all this; the next start
@@ -49,6 +50,8 @@ export async function runServer(options: { withDashboard: boolean }): Promise<Se
   };
   process.on("SIGINT", () => void stop("SIGINT", 0));
   process.on("SIGTERM", () => void stop("SIGTERM", 0));
+  // The terminal closed: as Ctrl-C (the embedded PostgreSQL, in its own session, hears neither).
+  process.on("SIGHUP", () => void stop("SIGHUP", 0));
   process.on("uncaughtException", (error) => {
     console.error("start: uncaught exception:", error);
     void stop("uncaught exception", 1);

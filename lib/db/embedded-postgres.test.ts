@@ -53,6 +53,12 @@ function postmasters(): number[] {
   return [...found].filter(([, parent]) => !found.has(parent)).map(([pid]) => pid);
 }
 
+/** The session id of a process (field 6 of /proc/<pid>/stat, counted after the command name). */
+const sessionOf = (pid: number) => {
+  const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+};
+
 describe("embedded PostgreSQL ownership", () => {
   it("stops the cluster a SIGKILLed server left, runs exactly one, shares it while the owner lives, stops it on SIGTERM", async () => {
     const port = await freePort();
@@ -82,6 +88,10 @@ describe("embedded PostgreSQL ownership", () => {
     expect(own).not.toBe(stale);
     expect(postmasters()).toEqual([own]);
     expect(second.output()).toContain(`stopping the embedded PostgreSQL (pid ${stale})`);
+    // In a session of its own: a terminal's Ctrl-C (SIGINT to the server's process group) does not
+    // shut it down under the server's last writes; the server stops it after them.
+    expect(sessionOf(own!)).toBe(own);
+    expect(sessionOf(own!)).not.toBe(sessionOf(second.child.pid!));
 
     // A second Arca process while the owner lives (the CLI): shares the cluster, never stops it.
     const cli = await startEmbeddedPostgres({ dataDir, port });

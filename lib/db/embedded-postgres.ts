@@ -1,3 +1,5 @@
+import childProcess from "node:child_process";
+import { syncBuiltinESMExports } from "node:module";
 import os from "node:os";
 import fs from "node:fs";
 import path from "node:path";
@@ -34,6 +36,12 @@ export async function startEmbeddedPostgres(options: {
   database?: string;
   /** False for a short-lived process (an `arca` command): others wait for it instead of sharing. */
   lasting?: boolean;
+  /**
+   * Run the postmaster in a session of its own (the server): a terminal's Ctrl-C (SIGINT to the
+   * whole foreground process group) then reaches only Arca, which stops it after its last
+   * writes, instead of both at once (PostgreSQL's fast shutdown cut the server's final flushes).
+   */
+  ownSession?: boolean;
 }): Promise<RunningPostgres> {
   const databaseDir = path.join(options.dataDir, "postgres");
   const passwordFile = path.join(options.dataDir, "postgres.password");
@@ -111,7 +119,7 @@ export async function startEmbeddedPostgres(options: {
   });
   try {
     if (firstRun) await server.initialise();
-    await server.start();
+    await (options.ownSession ? inOwnSession(() => server.start()) : server.start());
   } catch (error) {
     removeOwner(ownerFile);
     // The library rejects with nothing useful (often `undefined`); say what usually causes it.
@@ -283,6 +291,25 @@ function readOrCreateSecret(file: string): string {
  * server ourselves (signal handlers in scripts/start.ts, test teardown), so every process
  * listener the import adds is removed again.
  */
+/**
+ * Runs `start` with every process it spawns made a session leader (`detached`). The library
+ * spawns the postmaster itself with no way to pass that option, so Node's `child_process.spawn`
+ * is wrapped for the duration (`syncBuiltinESMExports` carries the wrapper to ES module imports
+ * of it too). Nothing else spawns while the database starts.
+ */
+async function inOwnSession<T>(start: () => Promise<T>): Promise<T> {
+  const original = childProcess.spawn;
+  childProcess.spawn = ((command: string, args: readonly string[], spawnOptions?: childProcess.SpawnOptions) =>
+    original(command, args, { ...spawnOptions, detached: true })) as typeof childProcess.spawn;
+  syncBuiltinESMExports();
+  try {
+    return await start();
+  } finally {
+    childProcess.spawn = original;
+    syncBuiltinESMExports();
+  }
+}
+
 async function loadEmbeddedPostgres() {
   const events = ["beforeExit", "exit", "SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "message", "uncaughtException", "unhandledRejection"] as const;
   const before = new Map(events.map((event) => [event, new Set(process.listeners(event as "exit"))]));

@@ -12,7 +12,7 @@ export async function startDatabase(config: Config, options: { lasting?: boolean
   let url = config.databaseUrl;
   let stopServer = async () => {};
   if (!url) {
-    const server = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.pgPort, lasting: options.lasting });
+    const server = await startEmbeddedPostgres({ dataDir: config.dataDir, port: config.pgPort, lasting: options.lasting, ownSession: options.lasting !== false });
     url = server.url;
     stopServer = server.stop;
   }
