@@ -23,6 +23,10 @@ export const MAX_PER_PAGE = 1000;
 /** Each key is an ORDER BY expression: 2,000 of them made the planner, not the client, wait. */
 export const MAX_SORT_KEYS = 32;
 
+
+/** Characters of a full-text search (`text`). */
+export const MAX_TEXT_LENGTH = 10_000;
+
 /**
  * `params` are the URL's query parameters; `body` the JSON body of `X-Action: find` (its
  * `filter` and `text` win over the URL's).
@@ -47,6 +51,8 @@ export function readListQuery(params: URLSearchParams, body: Record<string, unkn
   if (body.text !== undefined && body.text !== null && typeof body.text !== "string") throw badRequest("text must be a string");
   const text = typeof body.text === "string" ? body.text : (params.get("text") ?? undefined);
   if (text !== undefined) checkJsonString(text, "text");
+  // A search is a few words: a megabyte of them was a tsquery PostgreSQL refuses (a 500).
+  if (text !== undefined && text.length > MAX_TEXT_LENGTH) throw badRequest(`text takes at most ${MAX_TEXT_LENGTH} characters`);
   return {
     page,
     perPage,

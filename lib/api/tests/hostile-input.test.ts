@@ -223,6 +223,24 @@ describe("bad input is a 4xx, never a 500 (issue 17 item 6)", () => {
     const many = await t.server.request(docs("bounds"), as({ action: "find", json: { filter: { $or: Array.from({ length: 2000 }, (_, i) => ({ n: i })) } } }));
     expect(many.status).toBe(400);
     expect(many.body.message).toMatch(/too many conditions/);
+    // 1,000 values a list, but not 200 lists of them: 10,000 in one filter.
+    const lists = (n: number) => ({ $or: Array.from({ length: n }, (_, j) => ({ n: { $in: values.slice(j * 1000, j * 1000 + 1000) } })) });
+    const allLists = await t.server.request(docs("bounds"), as({ action: "find", json: { filter: lists(11) } }));
+    expect(allLists.status).toBe(400);
+    expect(allLists.body.message).toBe("Filter has too many $in, $nin and $all values together (at most 10000)");
+    expect((await t.server.request(docs("bounds"), as({ action: "find", json: { filter: lists(10) } }))).status).toBe(200);
+  });
+
+  it("a full-text search of more than 10,000 characters is 400 (a megabyte of words was a tsquery PostgreSQL refused: 500)", async () => {
+    expect((await t.server.request("/api/collections/searched/", as({ json: { indexes: [{ type: "text", property: "s" }] } }))).status).toBe(201);
+    await t.server.request(docs("searched"), as({ json: { s: "word1 here" } }));
+    const words = (n: number) => Array.from({ length: n }, (_, i) => `word${i}`).join(" ");
+    const huge = await t.server.request(docs("searched"), as({ action: "find", json: { text: words(150_000) } }));
+    expect(huge.status).toBe(400);
+    expect(huge.body.message).toBe("text takes at most 10000 characters");
+    expect((await t.server.request(`${docs("searched")}?text=${"w".repeat(10_001)}`, as())).status).toBe(400);
+    const found = await t.server.request(docs("searched"), as({ action: "find", json: { text: words(1_000).slice(0, 10_000) } }));
+    expect(found.status, found.text).toBe(200);
   });
 
   it("reserved names as collection ids, malformed escapes, GET *, a hostile cookie", async () => {
