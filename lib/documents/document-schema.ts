@@ -1,5 +1,6 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from "ajv-draft-04";
 import { compileIsolated } from "./ajv-isolation";
+import { schemaTooLarge } from "./schema-size";
 import { linearRegExp } from "../query/linear-regexp";
 import { validationError, type PropertyError } from "../errors";
 import { addDraft4Formats, addLinearUniqueItems, loopsWithoutEnd, MULTIPLE_OF_PRECISION, realCalendarDate, withinFourDigitYears } from "./schema-formats";
@@ -43,6 +44,10 @@ const DEFORM_KEYWORDS = ["immutable", "position", "processors"];
  */
 export function compileSchema(schema: Record<string, unknown>, options: { checkArca?: boolean } = {}): CompiledSchema {
   const definitions = schema.definitions && typeof schema.definitions === "object" && !Array.isArray(schema.definitions) ? (schema.definitions as Record<string, unknown>) : {};
+  if (options.checkArca) {
+    const tooLarge = schemaTooLarge(schema);
+    if (tooLarge) throw validationError("Validation error", [{ property: "schema", message: tooLarge }]);
+  }
   const info: Translation = { datetimes: [], immutables: [], embeds: [], files: [], definitions, resolving: new Set(), lost: [], malformed: [] };
   const standard = translate(schema, [], info, true) as Record<string, unknown>;
   if (options.checkArca) {

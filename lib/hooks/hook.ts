@@ -1,6 +1,7 @@
 import Ajv from "ajv-draft-04";
 import { compileIsolated } from "../documents/ajv-isolation";
 import { linearRegExp } from "../query/linear-regexp";
+import { schemaTooLarge } from "../documents/schema-size";
 import type { ValidateFunction } from "ajv";
 import { validationError, type PropertyError } from "../errors";
 import { checkPublicUrl } from "../net/outbound-guard";
@@ -220,6 +221,8 @@ addLinearUniqueItems(conditionsAjv);
 const compiled = new Map<string, ValidateFunction>();
 
 function schemaProblem(schema: Record<string, unknown>): string | undefined {
+  const tooLarge = schemaTooLarge(schema);
+  if (tooLarge) return tooLarge;
   try {
     conditionsFor(schema);
     return undefined;

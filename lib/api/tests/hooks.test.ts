@@ -187,6 +187,15 @@ describe("_hooks documents", () => {
     expect(response.body.errors.map((e: { property: string }) => e.property)).toContain(property);
   });
 
+  it("refuses conditions past the schema size bounds before compiling them (3,000 properties overflowed ajv's code generator: its stack error was the message)", async () => {
+    const properties = Object.fromEntries(Array.from({ length: 3000 }, (_, i) => [`p${i}`, { type: "string" }]));
+    const response = await t.server.request(hooksPath, as({ json: { collection: "books", url: `${receiver.url}/ok`, conditions: { type: "object", properties } } }));
+    expect(response.status, response.text).toBe(422);
+    expect(response.body.errors).toEqual([
+      { property: "conditions", message: "is not a valid JSON Schema: has more than 1000 objects (subschemas and their maps): describe repeated shapes once, in definitions or patternProperties" },
+    ]);
+  });
+
   it("refuses loopback, private and metadata targets unless ARCA_HOOKS_ALLOW_PRIVATE=true", async () => {
     process.env.ARCA_HOOKS_ALLOW_PRIVATE = "false";
     try {
