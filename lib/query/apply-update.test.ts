@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
+import { update } from "mingo/updater";
 import { applyUpdate } from "./apply-update";
 
 const base = { _id: "d1", z: null, n: 5, s: "text", tags: ["a", "b"], o: { p: 1 }, list: [1, 2, 3, 2] };
@@ -50,6 +51,11 @@ describe("applyUpdate", () => {
     expect(() => applyUpdate(structuredClone(doc), { $set: { "arr.4000000": 1 } })).toThrow(/an array index is at most 100000/);
     expect(() => applyUpdate(structuredClone(doc), { $rename: { s: "arr.100001" } })).toThrow(AppError);
     expect((applyUpdate(structuredClone(doc), { $set: { "arr.5": 1 } }).arr as unknown[]).length).toBe(6);
+    // And at most 100,000 in all: 40 paths of 99,999 made a 600-byte update a 20 MB document.
+    const arrays = { _id: "a", ...Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`a${i}`, []])) };
+    const padAll = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`a${i}.99999`, 1]));
+    expect(() => applyUpdate(structuredClone(arrays), { $set: padAll })).toThrow("Cannot pad arrays by more than 100000 elements in one update");
+    expect(() => applyUpdate(structuredClone(arrays), { $set: { "a0.50000": 1, "a1.49999": 1 } })).not.toThrow();
     // Elements past the cap that exist, and the next one, stay writable.
     const big = { _id: "b", arr: Array.from({ length: 100_003 }, () => 0) };
     expect((applyUpdate(structuredClone(big), { $set: { "arr.100002": 7 }, $inc: { "arr.100001": 1 } }).arr as number[]).slice(-3)).toEqual([0, 1, 7]);
@@ -82,6 +88,34 @@ describe("applyUpdate", () => {
     expect(applyUpdate(structuredClone(doc), { $push: { rows: { $each: [{ k: 0 }], $sort: { k: 1 } } } }).rows).toEqual([{ k: 0 }, { k: 1 }]);
     expect(applyUpdate(structuredClone(doc), { $push: { tags: { $each: ["0"], $sort: -1 } } }).tags).toEqual(["a", "0"]);
     expect(applyUpdate(structuredClone(doc), { $rename: { "o.p": "o.q" } }).o).toEqual({ q: 1 });
+  });
+
+  it("$pull of $in / $nin values takes out what mingo element by element would, in linear time; other $pulls are bounded", () => {
+    const arrays = [
+      [1, 2, "2", null, true, { k: 1, j: 2 }, { j: 2, k: 1 }, { k: 1 }, 2.5, "x"],
+      [{ a: { b: [1, 2] } }, { a: { b: [2, 1] } }, 0, -0, false, ""],
+    ];
+    const conditions = [[2, null, { k: 1, j: 2 }], ["2", true, { a: { b: [1, 2] } }], [], [0, false, "x"]];
+    for (const list of arrays)
+      for (const values of conditions)
+        for (const operator of ["$in", "$nin"]) {
+          const byMingo = structuredClone({ list }) as Record<string, unknown>;
+          update(byMingo, { $pull: { list: { [operator]: values } } } as never);
+          expect(applyUpdate({ _id: "d", list: structuredClone(list) }, { $pull: { list: { [operator]: values } } }).list, `${operator} ${JSON.stringify(values)} from ${JSON.stringify(list)}`).toEqual(byMingo.list);
+        }
+    const big = { _id: "big", list: Array.from({ length: 200_000 }, (_, i) => ({ n: i })) };
+    const pulled = applyUpdate(big, { $pull: { list: { $in: Array.from({ length: 1000 }, (_, i) => ({ n: i * 2 })) } } });
+    expect(pulled.list).toHaveLength(199_000);
+    // A condition mingo must run per element, over many elements: refused past the bound.
+    const error = (() => {
+      try {
+        applyUpdate(big, { $pull: { list: { n: { $gt: 5 }, $or: Array.from({ length: 20 }, (_, i) => ({ n: i })) } } });
+      } catch (e) {
+        return e as AppError;
+      }
+    })();
+    expect(error?.status).toBe(400);
+    expect(error?.message).toMatch(/^\$pull at list would compare 200000 elements/);
   });
 
   it("$addToSet keeps the duplicates an array already holds and adds each new value once, as MongoDB does", () => {
@@ -117,8 +151,11 @@ describe("applyUpdate", () => {
     // Siblings and paths that only share a prefix of characters do not conflict.
     expect(applyUpdate(structuredClone(base), { $set: { "o.q": 2, "o.r": 3, on: 1 }, $inc: { n: 1 } })).toMatchObject({ o: { p: 1, q: 2, r: 3 }, on: 1, n: 6 });
     // Many paths are checked in linear time (no pairwise comparison).
-    const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`k${i}`, i]));
-    expect(Object.keys(applyUpdate({ _id: "x" }, { $set: many }))).toHaveLength(50_001);
+    // (Spread over objects: one object holds at most 10,000 keys.)
+    const many = Object.fromEntries(Array.from({ length: 50_000 }, (_, i) => [`g${i % 100}.k${i}`, i]));
+    const updated = applyUpdate({ _id: "x" }, { $set: many });
+    expect(Object.keys(updated)).toHaveLength(101);
+    expect(Object.keys(updated.g7 as object)).toHaveLength(500);
   });
 
   it("does not touch its input", () => {
