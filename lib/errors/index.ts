@@ -101,6 +101,14 @@ export function fromDatabaseError(error: unknown): AppError | undefined {
   // The filter compiler accepts only regular patterns, but PostgreSQL may still refuse one (size).
   if (code === "2201B") return badRequest("Invalid $regex: the database refused the pattern");
   if (code === "54001") return badRequest("The query is too complex");
+  // program_limit_exceeded: a value past one of PostgreSQL's own bounds. The one a client reaches
+  // is a text-indexed property whose words pass 1 MiB (on a write, or when the index is built).
+  if (code === "54000") {
+    const message = (error as { message?: string }).message ?? "";
+    if (/tsvector/.test(message))
+      return validationError("Validation error", [{ property: null, message: "a text-indexed property is too long for full-text search (its words take at most 1 MiB)" }]);
+    return badRequest("A value is past the database's limits");
+  }
   if (code === "22P05") return badRequest("Malformed value in query: unsupported Unicode escape");
   // NUL (or bytes that are not UTF-8) in an id or name from the URL: text cannot hold it.
   if (code === "22021") return badRequest("Malformed value in query: text cannot hold NUL or invalid UTF-8");

@@ -270,6 +270,21 @@ describe("indexes", () => {
     expect(await indexNames("dups")).toEqual([]);
   });
 
+  it("a text-indexed property past PostgreSQL's 1 MiB of words is 422, on a write and when the index is built; nothing changes", async () => {
+    const words = Array.from({ length: 150_000 }, (_, i) => `word${i}`).join(" ");
+    const tooLong = { property: null, message: "a text-indexed property is too long for full-text search (its words take at most 1 MiB)" };
+    expect((await t.server.request("/api/collections/", as({ json: { _id: "long-texts", indexes: [{ type: "text", property: "s" }] } }))).status).toBe(201);
+    const written = await t.server.request(docs("long-texts"), as({ json: { _id: "w", s: words } }));
+    expect(written.status, written.text.slice(0, 200)).toBe(422);
+    expect(written.body.errors).toEqual([tooLong]);
+    expect((await t.server.request(`${docs("long-texts")}w/`, as())).status).toBe(404);
+    expect((await t.server.request(docs("plain-texts"), as({ json: { _id: "w", s: words } }))).status).toBe(201);
+    const indexed = await t.server.request("/api/collections/plain-texts/", as({ method: "PATCH", json: { indexes: [{ type: "text", property: "s" }] } }));
+    expect(indexed.status, indexed.text.slice(0, 200)).toBe(422);
+    expect(indexed.body.errors).toEqual([tooLong]);
+    expect((await t.server.request("/api/collections/plain-texts/", as())).body.indexes).toEqual([]);
+  });
+
   it("text search through a text index in the collection's language", async () => {
     const created = await t.server.request("/api/collections/", as({ json: { _id: "texts", indexes: [{ type: "text", property: "body", language: "en" }] } }));
     expect(created.status, created.text).toBe(201);
