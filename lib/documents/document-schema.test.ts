@@ -69,6 +69,24 @@ describe("compileSchema (Deform's differences from draft 4)", () => {
     expect(deeper.validate({ a: 1 })).toEqual([{ property: null, message: expect.stringContaining("refers to itself without end") }]);
   });
 
+  it("$refs that expand past 5,000 subschemas are a 422 before the expansion runs away (each definition naming the next twice doubles it)", () => {
+    const chain = (n: number) => {
+      const definitions: Record<string, unknown> = { [`d${n}`]: { type: "string" } };
+      for (let i = 0; i < n; i++) definitions[`d${i}`] = { type: "object", properties: { a: { $ref: `#/definitions/d${i + 1}` }, b: { $ref: `#/definitions/d${i + 1}` } } };
+      return { type: "object", definitions, properties: { s: { $ref: "#/definitions/d0" } } };
+    };
+    // Refused as it expands: 2^30 copies would never finish (the test's timeout would end it).
+    let error: unknown;
+    try {
+      compileSchema(chain(30), { checkArca: true });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toMatchObject({ kind: "validation", errors: [{ property: "schema", message: expect.stringContaining("its $refs expand to more than 5000 subschemas") }] });
+    const small = compileSchema(chain(5), { checkArca: true });
+    expect(small.validate({ s: { a: { a: { a: { a: { a: "x" } } } } } })).toEqual([]);
+  });
+
   it("an $async schema is a 422: ajv would answer a promise (every document accepted, a failing one an unhandled rejection)", () => {
     expect(() => compileSchema({ $async: true, type: "object", properties: { n: { type: "number" } } })).toThrow(expect.objectContaining({ kind: "validation" }));
   });

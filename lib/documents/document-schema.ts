@@ -48,7 +48,7 @@ export function compileSchema(schema: Record<string, unknown>, options: { checkA
     const tooLarge = schemaTooLarge(schema);
     if (tooLarge) throw validationError("Validation error", [{ property: "schema", message: tooLarge }]);
   }
-  const info: Translation = { datetimes: [], immutables: [], embeds: [], files: [], definitions, resolving: new Set(), lost: [], malformed: [] };
+  const info: Translation = { datetimes: [], immutables: [], embeds: [], files: [], definitions, resolving: new Set(), lost: [], malformed: [], budget: { left: MAX_EXPANDED_SUBSCHEMAS } };
   const standard = translate(schema, [], info, true) as Record<string, unknown>;
   if (options.checkArca) {
     // Every document has a string `_id` (CONTRACT §5): a schema typing it otherwise refused them all.
@@ -121,7 +121,16 @@ interface Translation extends Omit<CompiledSchema, "validate"> {
   lost: string[];
   /** Arca's keywords with values they never take, and a root that cannot describe a document. */
   malformed: PropertyError[];
+  /** Subschemas the translation may still make (shared by `pathless` copies). */
+  budget: { left: number };
 }
+
+/**
+ * Subschemas one schema may expand to once its `$ref`s are inlined. Inlining multiplies: sixteen
+ * definitions each naming the next twice expand to 2^16 copies (34 s on the server's thread, for
+ * a schema of 2 KB), and ajv then compiles every copy.
+ */
+export const MAX_EXPANDED_SUBSCHEMAS = 5000;
 
 /** The one `$ref` form Arca follows: into the schema's own `definitions`. */
 export const DEFINITION_REF = "#/definitions/";
@@ -142,6 +151,8 @@ function translate(node: unknown, path: string[], info: Translation, root = fals
 
 function translateNode(node: unknown, path: string[], info: Translation, root: boolean): unknown {
   if (!node || typeof node !== "object" || Array.isArray(node)) return node;
+  if (--info.budget.left < 0)
+    throw validationError("Validation error", [{ property: "schema", message: `its $refs expand to more than ${MAX_EXPANDED_SUBSCHEMAS} subschemas: refer to a definition from fewer places, or nest less` }]);
   const source = node as Record<string, unknown>;
   if (typeof source.$ref === "string" && source.$ref.startsWith(DEFINITION_REF)) {
     const name = decodePointer(source.$ref.slice(DEFINITION_REF.length));

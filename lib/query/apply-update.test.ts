@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { AppError } from "@/lib/errors";
 import { update } from "mingo/updater";
 import { applyUpdate } from "./apply-update";
+import type { Json } from "./types";
 
 const base = { _id: "d1", z: null, n: 5, s: "text", tags: ["a", "b"], o: { p: 1 }, list: [1, 2, 3, 2] };
 
@@ -91,11 +92,11 @@ describe("applyUpdate", () => {
   });
 
   it("$pull of $in / $nin values takes out what mingo element by element would, in linear time; other $pulls are bounded", () => {
-    const arrays = [
+    const arrays: Json[][] = [
       [1, 2, "2", null, true, { k: 1, j: 2 }, { j: 2, k: 1 }, { k: 1 }, 2.5, "x"],
       [{ a: { b: [1, 2] } }, { a: { b: [2, 1] } }, 0, -0, false, ""],
     ];
-    const conditions = [[2, null, { k: 1, j: 2 }], ["2", true, { a: { b: [1, 2] } }], [], [0, false, "x"]];
+    const conditions: Json[][] = [[2, null, { k: 1, j: 2 }], ["2", true, { a: { b: [1, 2] } }], [], [0, false, "x"]];
     for (const list of arrays)
       for (const values of conditions)
         for (const operator of ["$in", "$nin"]) {
