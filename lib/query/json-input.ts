@@ -54,6 +54,25 @@ export function checkJsonInput(value: unknown, what = "Request body", depth = 0)
   }
 }
 
+/**
+ * `MAX_OBJECT_KEYS` on a document as a write will store it: merges (PATCH, merge patch, a
+ * property path's PUT) can grow an object past the bound that each of their bodies kept.
+ */
+export function checkObjectWidths(value: unknown, what = "The document"): void {
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const item = stack.pop();
+    if (typeof item !== "object" || item === null) continue;
+    if (Array.isArray(item)) {
+      for (const element of item) if (typeof element === "object" && element !== null) stack.push(element);
+      continue;
+    }
+    const values = Object.values(item);
+    if (values.length > MAX_OBJECT_KEYS) throw badRequest(`${what} holds an object of more than ${MAX_OBJECT_KEYS} keys`);
+    for (const child of values) if (typeof child === "object" && child !== null) stack.push(child);
+  }
+}
+
 /** A property name or path segment a client chose: never `__proto__`, never NUL. */
 export function checkPropertyName(name: string, what = "Request"): string {
   if (name === "__proto__") throw badRequest(`${what}: "__proto__" is not allowed as a property name`);

@@ -209,6 +209,31 @@ describe("bad input is a 4xx, never a 500 (issue 17 item 6)", () => {
     expect(list.status).toBe(200);
   });
 
+  it("no write route grows an object past 10,000 keys (merges of bodies within the bound included); nothing changes", async () => {
+    const o = Object.fromEntries(Array.from({ length: 9_999 }, (_, i) => [`k${i}`, i]));
+    expect((await t.server.request(`${docs("wide")}w/`, as({ method: "PUT", json: { o } }))).status).toBe(201);
+    expect((await t.server.request(`${docs("wide")}w/o/tenthousandth/`, as({ method: "PUT", json: 1 }))).status).toBe(201);
+    const more = Object.fromEntries(Array.from({ length: 10 }, (_, i) => [`x${i}`, i]));
+    const attempts = [
+      () => t.server.request(`${docs("wide")}w/o/one-more/`, as({ method: "PUT", json: 1 })),
+      () => t.server.request(`${docs("wide")}w/`, as({ method: "PATCH", headers: { "content-type": "application/merge-patch+json" }, body: JSON.stringify({ o: more }) })),
+      () => t.server.request(`${docs("wide")}w/o/`, as({ method: "PATCH", json: more })),
+      () => t.server.request(docs("wide"), as({ action: "update", json: { filter: { _id: "w" }, operation: { $set: { "o.y": 1 } } } })),
+    ];
+    for (const attempt of attempts) {
+      const res = await attempt();
+      expect(res.status, res.text.slice(0, 200)).toBe(400);
+      expect(res.body.message).toMatch(/holds an object of more than 10000 keys$/);
+    }
+    expect(Object.keys((await t.server.request(`${docs("wide")}w/o/`, as())).body)).toHaveLength(10_000);
+    // A plain PATCH merges top-level keys: two bodies of 6,000 each.
+    const half = (prefix: string) => Object.fromEntries(Array.from({ length: 6_000 }, (_, i) => [`${prefix}${i}`, i]));
+    expect((await t.server.request(`${docs("wide")}top/`, as({ method: "PUT", json: half("a") }))).status).toBe(201);
+    const merged = await t.server.request(`${docs("wide")}top/`, as({ method: "PATCH", json: half("b") }));
+    expect(merged.status).toBe(400);
+    expect(Object.keys((await t.server.request(`${docs("wide")}top/`, as())).body)).toHaveLength(6_001);
+  });
+
   it("$in with 50,000 values and sort with 2,000 keys: 400 with the bound", async () => {
     await t.server.request(docs("bounds"), as({ json: { n: 1 } }));
     const values = Array.from({ length: 50_000 }, (_, i) => i);
