@@ -1,4 +1,4 @@
-import { AppError, badRequest, payloadTooLarge } from "../errors";
+import { AppError, badRequest, fromDatabaseError, payloadTooLarge } from "../errors";
 import type { ProjectScope } from "../collections/collection";
 import { checkJsonInput, checkPropertyName } from "../query/json-input";
 import { collectionState } from "./collection-state";
@@ -292,8 +292,10 @@ class Report {
     else this.updated++;
   }
 
-  fail(row: number, id: string | undefined, error: unknown): void {
+  fail(row: number, id: string | undefined, failure: unknown): void {
     this.failed++;
+    // A refusal of PostgreSQL's own (a text-indexed value past its bound) says what it is, as on other writes.
+    const error = failure instanceof AppError ? failure : (fromDatabaseError(failure) ?? failure);
     const entry: RowError = { row, ...(id !== undefined ? { _id: id } : {}), message: error instanceof AppError ? error.message : "Internal error" };
     if (error instanceof AppError && error.errors?.length) entry.errors = error.errors;
     this.errors.push(entry);

@@ -220,6 +220,19 @@ describe("import", () => {
     expect(fromCsv.body).toMatchObject({ created: 1, failed: 1, errors: [{ row: 1, _id: "c1", message: "Not valid UTF-8: the row holds bytes that are no text" }] });
   });
 
+  it("a row PostgreSQL refuses (a text-indexed value past 1 MiB of words) is a row error saying so, not an internal error; the other rows go in", async () => {
+    const c = "imp-long";
+    expect((await t.server.request("/api/collections/", { ...as(), json: { _id: c, indexes: [{ type: "text", property: "s" }] } })).status).toBe(201);
+    const words = Array.from({ length: 150_000 }, (_, i) => `word${i}`).join(" ");
+    const res = await importBody(c, [JSON.stringify({ _id: "long", s: words }), JSON.stringify({ _id: "short", s: "a few words" })].join("\n"));
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(res.body).toMatchObject({
+      created: 1,
+      failed: 1,
+      errors: [{ row: 1, _id: "long", message: "Validation error", errors: [{ property: null, message: "a text-indexed property is too long for full-text search (its words take at most 1 MiB)" }] }],
+    });
+  });
+
   it("writes what single creates write: one `created` event per document (hooks and the feed read them), exact data_size", async () => {
     const c = "imp-ev";
     const res = await importBody(c, Array.from({ length: 30 }, (_, i) => JSON.stringify({ _id: `e${i}`, i })).join("\n"));
