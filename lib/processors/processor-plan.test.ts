@@ -51,7 +51,12 @@ describe("buildProcessorPlan", () => {
     ]);
     expect(errorsOf(closed({ d: { type: "string", processors: md5Of("t") }, t: { type: "string" } }))).toEqual([]);
     expect(errorsOf(closed({ d: { type: "string", processors: md5Of("_id") } }))).toEqual([]);
-    expect(errorsOf(schema({ d: { type: "string", processors: md5Of("nope") } }))).toEqual([]);
+    // Listed properties close an object unless it says otherwise (Arca's default, CONTRACT §4).
+    expect(errorsOf(schema({ d: { type: "string", processors: md5Of("nope") } }))).toEqual([{ property: "d", message: "reads nope, which the schema does not allow in a document" }]);
+    expect(errorsOf({ ...schema({ d: { type: "string", processors: md5Of("nope") } }), additionalProperties: true })).toEqual([]);
+    expect(errorsOf({ type: "object", additionalProperties: true, properties: { d: { type: "string", processors: md5Of("o.x") }, o: { type: "string" } } })).toEqual([
+      { property: "d", message: "reads o.x, which the schema does not allow in a document" },
+    ]);
     expect(errorsOf(closed({ d: { type: "string", processors: md5Of("p1") } }, { patternProperties: { "^p": {} } }))).toEqual([]);
     expect(errorsOf(closed({ d: { type: "string", processors: md5Of("f.name") }, f: { type: "file" } }))).toEqual([]);
     // A schema saved before this check still runs: writes build its plan without it.

@@ -123,22 +123,27 @@ function mayBeArray(node: unknown, definitions: Record<string, unknown>, depth: 
 }
 
 /**
- * Whether a document may hold `path` under `schema`: false only when some object on the way
- * lists its properties and closes itself (`additionalProperties: false`, no pattern, no
- * combinator) without naming the next key. A processor reading such a path never gets input.
- * Anything the walk cannot follow plainly (a `$ref`, a combinator, a file's sub-field) is allowed.
+ * Whether a document may hold `path` under `schema`: false only when some schema on the way
+ * lists its properties and is closed (`additionalProperties: false`, or absent, which Arca reads
+ * as false when `properties` are listed; no pattern, no combinator) without naming the next key,
+ * or declares a type that holds no keys (`string`, `number`, ...: not object, file or embed). A
+ * processor reading such a path never gets input. Anything the walk cannot follow plainly (a
+ * `$ref`, a combinator, a file's sub-field) is allowed.
  */
 function schemaAllows(schema: Record<string, unknown>, path: string[]): boolean {
   let node: unknown = schema;
   for (const [depth, key] of path.entries()) {
     if (!isPlainObject(node)) return true;
     if (depth === 0 && key === "_id") return true;
+    const types = typeof node.type === "string" ? [node.type] : Array.isArray(node.type) ? node.type : undefined;
+    if (types && !types.some((t) => t === "object" || t === "file" || t === "embed")) return false;
     const properties = isPlainObject(node.properties) ? node.properties : undefined;
     if (properties && Object.hasOwn(properties, key)) {
       node = properties[key];
       continue;
     }
-    const closed = node.additionalProperties === false && node.patternProperties === undefined && !["$ref", "allOf", "anyOf", "oneOf", "not"].some((k) => k in (node as object));
+    const closedByDefault = !("additionalProperties" in node) && properties !== undefined;
+    const closed = (node.additionalProperties === false || closedByDefault) && node.patternProperties === undefined && !["$ref", "allOf", "anyOf", "oneOf", "not"].some((k) => k in (node as object));
     return !closed;
   }
   return true;
