@@ -5,7 +5,8 @@ import type { Action } from "../auth/principal";
 import { readProperty } from "../documents/document-property";
 import { requestScope } from "./documents";
 import { getDocument } from "../documents/get-document";
-import { badRequest, forbidden, notFound, unsupportedMediaType, neitherWriteNorUpdate } from "../errors";
+import { badRequest, forbidden, notFound, payloadTooLarge, unsupportedMediaType, neitherWriteNorUpdate } from "../errors";
+import { config } from "../config";
 import { FILES_COLLECTION, fileRecord, filesFilter, isFileRecordShape, type FileRow } from "../files/file-record";
 import { deleteFile, findDocumentFile, findFile, listFiles, uploadToFiles } from "../files/files-collection";
 import { deleteFilesMatching } from "../files/delete-files-matching";
@@ -151,6 +152,10 @@ async function upload(c: Context<ApiEnv>, id: string | undefined, replace: boole
   if (!replace) allow(c, "write", FILES_COLLECTION, id);
   else if (!can(c.get("principal"), "write", { collection: FILES_COLLECTION, documentId: id }) && !can(c.get("principal"), "update", { collection: FILES_COLLECTION, documentId: id }))
     throw neitherWriteNorUpdate(FILES_COLLECTION);
+  // One file a request here: a body declared past the file limit and any parts' headers would be
+  // read for nothing (up to the limit) before its 413.
+  const declared = Number(c.req.header("content-length") ?? NaN);
+  if (declared > config().maxFileSize + MULTIPART_ALLOWANCE) throw payloadTooLarge(`File is larger than the maximum of ${config().maxFileSize} bytes`);
   const project = c.get("project");
   const { fields, uploads } = await readUploadBody(c, project._id);
   const { record, created } = await uploadToFiles(
@@ -168,3 +173,6 @@ function allow(c: Context<ApiEnv>, action: Action, collection: string, documentI
 function projectId(c: Context<ApiEnv>): string {
   return c.get("project")._id;
 }
+
+/** What a `_files` upload's body may carry besides the file: boundaries, part headers, small value parts. */
+const MULTIPART_ALLOWANCE = 1024 * 1024;

@@ -1,3 +1,4 @@
+import net from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { resetConfig } from "../../config";
 import { opaqueBytes, ownerWithProject } from "../../testing/fixtures";
@@ -30,4 +31,29 @@ it("413 over ARCA_MAX_FILE_SIZE, nothing stored; at the limit is fine", async ()
   expect(await filesSize(project)).toBe(0);
   const ok = await server.request("/api/collections/_files/documents/", { project, token, body: form([["file", opaqueBytes(64 * 1024), "ok.bin"]]) });
   expect(ok.status).toBe(201);
+});
+
+it("a _files upload declaring a body past the limit is 413 before its body is read", async () => {
+  const { project, token } = await ownerWithProject(server);
+  const boundary = "b0undary";
+  const head = `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="huge.bin"\r\nContent-Type: application/octet-stream\r\n\r\n`;
+  // Declares 6 GiB and sends a few bytes of it: without the early answer the server would wait for the rest.
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = net.connect(server.port, "127.0.0.1", () => {
+      socket.write(
+        `POST /api/collections/_files/documents/ HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Project: ${project}\r\nAuthorization: Token ${token}\r\n` +
+          `Content-Type: multipart/form-data; boundary=${boundary}\r\nContent-Length: ${6 * 1024 ** 3}\r\n\r\n${head}abc`,
+      );
+    });
+    let text = "";
+    socket.on("data", (chunk) => {
+      text += chunk;
+      if (text.includes("\r\n\r\n{")) (socket.destroy(), resolve(text));
+    });
+    socket.on("error", reject);
+    socket.on("close", () => resolve(text));
+  });
+  expect(answer).toMatch(/^HTTP\/1\.1 413/);
+  expect(answer).toContain("File is larger than the maximum of 65536 bytes");
+  expect(await fileRows(project)).toHaveLength(0);
 });
