@@ -125,7 +125,7 @@ class InvalidUtf8Check {
   }
 
   /** Why a record of this text is refused, if it is. */
-  refusal(...texts: string[]): AppError | undefined {
+  refusal(texts: readonly string[]): AppError | undefined {
     return this.#seen && texts.some((text) => text.includes("\ufffd")) ? badRequest("Not valid UTF-8: the row holds bytes that are no text") : undefined;
   }
 }
@@ -152,7 +152,7 @@ function jsonRows(maxChars: number, bytes: InvalidUtf8Check): RowParser {
   const lines = new LineSplitter(maxChars);
   const rows = function* (source: Iterable<{ line: number; text: string }>): Generator<Row> {
     for (const { line, text } of source) {
-      const refused = bytes.refusal(text);
+      const refused = bytes.refusal([text]);
       yield refused ? { row: line, error: refused, id: idIn(text) } : jsonRow(line, text);
     }
   };
@@ -192,7 +192,7 @@ function csvRows(schema: Doc | null, maxChars: number, bytes: InvalidUtf8Check):
         header = readHeader(fields);
         continue;
       }
-      const refused = bytes.refusal(...fields);
+      const refused = bytes.refusal(fields);
       yield refused ? { row: index, error: refused, id: fields[header.indexOf("_id")] || undefined } : csvRow(index, fields, header, properties);
     }
   };

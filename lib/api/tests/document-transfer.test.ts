@@ -220,6 +220,14 @@ describe("import", () => {
     expect(fromCsv.body).toMatchObject({ created: 1, failed: 1, errors: [{ row: 1, _id: "c1", message: "Not valid UTF-8: the row holds bytes that are no text" }] });
   });
 
+  it("a CSV record of 200,000 fields is a row error (past 10,000 keys), never a stack overflow's 500", async () => {
+    const names = Array.from({ length: 200_000 }, (_, i) => `c${i}`);
+    const csv = `${names.join(",")}\r\n${names.map((_, i) => i).join(",")}\r\n`;
+    const res = await importBody("wide-csv", csv, "?format=csv", { "content-type": "text/csv" });
+    expect(res.status, res.text.slice(0, 300)).toBe(200);
+    expect(res.body).toMatchObject({ created: 0, failed: 1, errors: [{ row: 1, message: "Document holds an object of more than 10000 keys" }] });
+  });
+
   it("a row PostgreSQL refuses (a text-indexed value past 1 MiB of words) is a row error saying so, not an internal error; the other rows go in", async () => {
     const c = "imp-long";
     expect((await t.server.request("/api/collections/", { ...as(), json: { _id: c, indexes: [{ type: "text", property: "s" }] } })).status).toBe(201);
