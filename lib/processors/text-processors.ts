@@ -111,13 +111,22 @@ const compiled = new Map<string, HandlebarsTemplateDelegate>();
  * (at most MAX_TEXT_BYTES): past either, the render stops with an error.
  */
 const MAX_ITERATIONS = 100_000;
-const renderBudget = { iterations: 0, chars: 0 };
+/**
+ * Iterations times the template's `{{...}}`: empty lookups make no output but cost time (1,000
+ * `{{q}}` in an `{{#each}}` over 100,000 items held every project's requests for 4.5 s).
+ */
+const MAX_RENDER_STEPS = 2_000_000;
+/** A template is compiled on the event loop too (~12 µs a character: 660 KB took 8 s). */
+export const MAX_TEMPLATE_CHARS = 10_000;
+const renderBudget = { iterations: 0, chars: 0, steps: 0, weight: 1 };
 class RenderTooLarge extends Error {}
 const builtInEach = handlebars.helpers.each as Handlebars.HelperDelegate;
 handlebars.registerHelper("each", function (this: unknown, context: unknown, options: Handlebars.HelperOptions) {
   const items = Array.isArray(context) ? context.length : context && typeof context === "object" ? Object.keys(context).length : 0;
   renderBudget.iterations += items;
   if (renderBudget.iterations > MAX_ITERATIONS) throw new RenderTooLarge(`more than ${MAX_ITERATIONS} {{#each}} iterations`);
+  renderBudget.steps += items * renderBudget.weight;
+  if (renderBudget.steps > MAX_RENDER_STEPS) throw new RenderTooLarge(`more than ${MAX_RENDER_STEPS} steps ({{#each}} iterations times the template's {{...}})`);
   const fn = options.fn;
   const counted = Object.assign((scope: unknown, more?: Handlebars.RuntimeOptions) => {
     const text = fn(scope, more);
@@ -135,11 +144,13 @@ export const template: ProcessorKind = {
   check(spec) {
     return (
       literalCheck(spec, "syntax", (v) => v === "handlebars", 'must be "handlebars"') ??
+      literalCheck(spec, "template_string", (v) => typeof v === "string" && v.length <= MAX_TEMPLATE_CHARS, `must be a text of at most ${MAX_TEMPLATE_CHARS} characters`) ??
       literalCheck(spec, "template_string", (v) => typeof v === "string" && compiles(v), "must be a valid handlebars template")
     );
   },
   async run(call) {
     const source = call.text("template_string", { required: true })!;
+    if (source.length > MAX_TEMPLATE_CHARS) throw call.invalid(`template: the template is longer than ${MAX_TEMPLATE_CHARS} characters`);
     if (call.args.syntax !== undefined && call.args.syntax !== "handlebars") throw call.invalid('template: syntax must be "handlebars"');
     const context = call.args.context ?? {};
     if (Buffer.byteLength(JSON.stringify(context)) > MAX_TEXT_BYTES) throw call.invalid("template: the context is larger than 1 MiB");
@@ -152,6 +163,8 @@ export const template: ProcessorKind = {
       }
       renderBudget.iterations = 0;
       renderBudget.chars = 0;
+      renderBudget.steps = 0;
+      renderBudget.weight = Math.max(1, source.split("{{").length - 1);
       const out = render(context, { allowProtoPropertiesByDefault: false, allowProtoMethodsByDefault: false });
       if (Buffer.byteLength(out) > MAX_TEXT_BYTES) throw call.invalid("template: the output is larger than 1 MiB");
       return out;

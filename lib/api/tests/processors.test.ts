@@ -390,6 +390,16 @@ describe("text processors on real inputs", () => {
     const modest = await t.server.request(docs(nested), as({ json: { _id: "n3", t: "{{#each x}}{{#each ../x}}.{{/each}}{{/each}}", x: [1, 2, 3] } }));
     expect(modest.body.out).toBe(".........");
     expect((await t.server.request(`${docs(nested)}n1/`, as())).status).toBe(404);
+    // Lookups that render nothing still cost: iterations times the template's {{...}} are bounded too.
+    const lookups = await t.server.request(docs(nested), as({ json: { _id: "n4", t: `{{#each x}}${"{{q}}".repeat(1000)}{{/each}}`, x: Array.from({ length: 3000 }, (_, i) => i) } }));
+    expect(lookups.status).toBe(422);
+    expect(lookups.body.errors).toEqual([{ property: "out", message: "template: more than 2000000 steps ({{#each}} iterations times the template's {{...}})" }]);
+    // And the template itself (compiled on the server's thread) is at most 10,000 characters, at save and from a document.
+    const long = await t.server.request(docs(nested), as({ json: { _id: "n5", t: "a".repeat(10_001), x } }));
+    expect(long.body.errors).toEqual([{ property: "out", message: "template: the template is longer than 10000 characters" }]);
+    const saved = await t.server.request("/api/collections/long-template/", as({ method: "PUT", json: { schema: { type: "object", properties: { out: { type: "string", processors: [{ name: "template", in: { template_string: { value: "{{a}}".repeat(2001) } } }] } } } } }));
+    expect(saved.status).toBe(422);
+    expect(saved.body.errors[0].message).toContain("at most 10000 characters");
   });
 });
 
