@@ -11,6 +11,10 @@ import { csvColumns, csvRecord, csvValue, jsonLine, type TransferFormat } from "
 type Doc = Record<string, unknown>;
 
 export const EXPORT_BATCH = 1000;
+/** Documents' bytes one batch aims at: big documents come fewer at a time (memory, and the time to parse a batch). */
+const BATCH_BYTES = 4 * 1024 * 1024;
+const CHUNK_CHARS = 256 * 1024;
+const SLICE_MS = 10;
 
 export interface ExportInput {
   collectionId: string;
@@ -49,22 +53,31 @@ export async function exportDocuments(scope: ProjectScope, input: ExportInput): 
     expression: path.length === 1 && path[0] === "_id" ? raw("d.id") : pathExpression(doc, path),
     descending,
   }));
-  return encode(input, state.schema, batches(scope.projectId, input.collectionId, conditions, keys, input.batchSize ?? EXPORT_BATCH));
+  return encode(input, state.schema, batches(scope.projectId, input.collectionId, conditions, keys, input.batchSize ?? EXPORT_BATCH, input.format === "csv"));
 }
 
 async function* encode(input: ExportInput, schema: Doc | null, source: AsyncGenerator<Doc[]>): AsyncGenerator<string> {
   let columns: string[] | undefined;
+  let sliceStart = performance.now();
   for await (const docs of source) {
-    if (input.format === "jsonl") {
-      yield docs.map(jsonLine).join("");
-      continue;
-    }
     let text = "";
-    if (!columns) {
+    if (input.format === "csv" && !columns) {
       columns = csvColumns(schema, docs);
       text += csvRecord(columns);
     }
-    for (const d of docs) text += csvRecord(columns.map((column) => csvValue(Object.hasOwn(d, column) ? d[column] : undefined)));
+    // Document by document, handing on every CHUNK_CHARS and letting the event loop turn every
+    // SLICE_MS: a batch of big documents encoded in one go held every project's requests for 4 s.
+    for (const d of docs) {
+      text += columns ? csvRecord(columns.map((column) => csvValue(Object.hasOwn(d, column) ? d[column] : undefined))) : jsonLine(d);
+      if (text.length >= CHUNK_CHARS) {
+        yield text;
+        text = "";
+      }
+      if (performance.now() - sliceStart > SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
     if (text) yield text;
   }
   // An empty collection still has its header.
@@ -77,21 +90,26 @@ interface Key {
   descending: boolean;
 }
 
-async function* batches(projectId: string, collectionId: string, conditions: Sql[], keys: Key[], size: number): AsyncGenerator<Doc[]> {
+async function* batches(projectId: string, collectionId: string, conditions: Sql[], keys: Key[], size: number, wholeFirstBatch: boolean): AsyncGenerator<Doc[]> {
   const order = join(keys.map((k) => sql`${k.expression} ${raw(k.descending ? "DESC NULLS LAST" : "ASC NULLS FIRST")}`));
   // The sort values of each row as text (`jsonb::text`, or the id), so a JSON null ("null") and
   // an absent value (SQL NULL) stay apart when they come back as the next batch's start.
   const values = join(keys.map((k, i) => sql`${k.id ? k.expression : sql`${k.expression}::text`} AS ${raw(`k${i}`)}`));
   let last: (string | null)[] | undefined;
+  // Starts small and grows toward `size` while documents are small; shrinks for big ones. A CSV's
+  // columns come from its first batch, which stays whole (the first `size` documents).
+  let limit = wholeFirstBatch ? size : Math.min(size, 100);
   for (;;) {
     const where = [...conditions, ...(last ? [after(keys, last)] : [])];
     const rows = await query<Record<string, unknown> & { data: Doc }>(
-      sql`SELECT d.data, ${values} FROM documents d
+      sql`SELECT d.data, pg_column_size(d.data) AS bytes, ${values} FROM documents d
           WHERE d.project_id = ${projectId} AND d.collection_id = ${collectionId}${where.length ? sql` AND ${join(where, " AND ")}` : raw("")}
-          ORDER BY ${order} LIMIT ${size}`,
+          ORDER BY ${order} LIMIT ${limit}`,
     );
     if (rows.length > 0) yield rows.map((r) => r.data);
-    if (rows.length < size) return;
+    if (rows.length < limit) return;
+    const bytes = rows.reduce((sum, row) => sum + ((row.bytes as number) ?? 0), 0);
+    limit = Math.max(1, Math.min(size, Math.floor((limit * BATCH_BYTES) / Math.max(1, bytes))));
     const end = rows[rows.length - 1];
     last = keys.map((_, i) => end[`k${i}`] as string | null);
   }

@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import http from "node:http";
 import { encode } from "next-auth/jwt";
 import { describe, expect, it } from "vitest";
@@ -218,6 +219,19 @@ describe("import", () => {
     const csv = Buffer.concat([Buffer.from("_id,s\r\nc1,"), Buffer.from([0xc3]), Buffer.from("x\r\nc2,fine\r\n")]);
     const fromCsv = await importBody("bytescsv", csv, "?format=csv", { "content-type": "text/csv" });
     expect(fromCsv.body).toMatchObject({ created: 1, failed: 1, errors: [{ row: 1, _id: "c1", message: "Not valid UTF-8: the row holds bytes that are no text" }] });
+  });
+
+  it("exports big documents in batches sized by their bytes, every one once, in order (JSON Lines and CSV)", async () => {
+    const c = "big-export";
+    // Random hex: compressed to ~200 KB each at best, so a batch holds ~20 of them, not 1,000.
+    const text = () => randomBytes(200_000).toString("hex");
+    const body = Array.from({ length: 25 }, (_, i) => JSON.stringify({ _id: `b${String(i).padStart(2, "0")}`, text: text() })).join("\n");
+    expect((await importBody(c, body)).body).toMatchObject({ created: 25, failed: 0 });
+    const jsonl = (await exported(c)).text.trim().split("\n").map((line) => JSON.parse(line)._id);
+    expect(jsonl).toEqual(Array.from({ length: 25 }, (_, i) => `b${String(i).padStart(2, "0")}`));
+    const csv = (await exported(c, "?format=csv")).text.trim().split("\r\n");
+    expect(csv).toHaveLength(26);
+    expect(csv.slice(1).map((line) => line.split(",")[0])).toEqual(jsonl);
   });
 
   it("a CSV record of 200,000 fields is a row error (past 10,000 keys), never a stack overflow's 500", async () => {
