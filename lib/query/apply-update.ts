@@ -223,8 +223,9 @@ function pullMatcher(path: string, condition: Json, current: Json[]): (element: 
       return (element) => listed.has(canonicalJson(element)) === (keys[0] === "$in");
     }
   }
-  if (current.length * jsonSize(condition) > MAX_PULL_WORK)
-    throw badRequest(`$pull at ${path} would compare ${current.length} elements with a condition of ${jsonSize(condition)} parts: at most ${MAX_PULL_WORK} comparisons`);
+  const parts = jsonSize(condition);
+  if (current.length * parts > MAX_PULL_WORK)
+    throw badRequest(`$pull at ${path} would compare ${current.length} elements with a condition of ${parts} parts: at most ${MAX_PULL_WORK} comparisons`);
   if (!operators) {
     const query = parseFilter(condition);
     return (element) => isPlainObject(element) && matchFilter(query, element);
