@@ -73,13 +73,18 @@ async function unwantedIndexes(client: pg.PoolClient, indexes: Map<string, boole
  * (never answered, not in the collection's definition) would otherwise refuse writes until the
  * first scheduled round. Bounded by `ms`: past it the server starts and the round goes on.
  */
-export async function sweepBeforeServing(ms = 5000): Promise<void> {
-  const round = runAsBackground(() => sweepOrphanIndexes()).then(
+/** A round whose outcome goes to the log (a background round has nobody to answer). */
+function sweepAndLog(): Promise<void> {
+  return sweepOrphanIndexes().then(
     (dropped) => {
       if (dropped.length) console.info(`collections: dropped ${dropped.length} index(es) no collection wants`);
     },
     (error) => console.error(`collections: sweeping orphan indexes: ${(error as Error).message}`),
   );
+}
+
+export async function sweepBeforeServing(ms = 5000): Promise<void> {
+  const round = runAsBackground(sweepAndLog);
   let timer: NodeJS.Timeout | undefined;
   await Promise.race([round, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
   clearTimeout(timer);
@@ -91,15 +96,10 @@ export function startIndexSweep(): () => void {
   let stopped = false;
   const run = () => {
     if (stopped || running) return;
-    running = sweepOrphanIndexes()
-      .then((dropped) => {
-        if (dropped.length) console.info(`collections: dropped ${dropped.length} index(es) of collections that are gone`);
-      })
-      .catch((error) => console.error(`collections: sweeping orphan indexes: ${(error as Error).message}`))
-      .finally(() => {
-        running = undefined;
-        schedule(SWEEP_EVERY_MS);
-      });
+    running = sweepAndLog().finally(() => {
+      running = undefined;
+      schedule(SWEEP_EVERY_MS);
+    });
   };
   const schedule = (ms: number) => {
     if (stopped) return;

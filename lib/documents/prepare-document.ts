@@ -1,5 +1,4 @@
 import { validationError } from "../errors";
-import { checkObjectWidths } from "../query/json-input";
 import { checkDocumentFileRecords } from "../files/document-file-records";
 import { fileRecordsIn, type FileRecord } from "../files/file-record";
 import { hasProcessors, processDocument, type ProcessingContext } from "../processors/process-document";
@@ -23,7 +22,6 @@ export async function prepareDocument(
   processing?: Omit<ProcessingContext, "collectionId">,
   uploaded: FileRecord[] = [],
 ): Promise<Record<string, unknown>> {
-  checkObjectWidths(body, "The document");
   const { _id: _ignored, ...rest } = body;
   let doc: Record<string, unknown> = { _id: id, ...rest };
   const compiled = state.schema ? schemaFor(projectId, collectionId, state.schema) : undefined;

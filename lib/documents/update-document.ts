@@ -1,4 +1,5 @@
 import { notFound } from "../errors";
+import { checkObjectWidths } from "../query/json-input";
 import type { ProjectScope } from "../collections/collection";
 import { withFreshState } from "./collection-state";
 import { replaceDocument } from "./document-statements";
@@ -11,7 +12,8 @@ type Doc = Record<string, unknown>;
 /**
  * Changes a stored document with `change(before)` (merge patch, set or unset a property) inside a
  * transaction holding the row; 404 "Document not found." when there is none. The result is
- * validated like any write.
+ * validated like any write, and checked for objects past 10,000 keys: a merge can grow one past
+ * the bound its body kept (other writes store a checked body, or an update's checked result).
  */
 export async function updateDocument(
   scope: ProjectScope,
@@ -21,7 +23,9 @@ export async function updateDocument(
     documentWriteTransaction(scope, state.schema, async (client) => {
       const before = await lockDocument(client, scope.projectId, input.collectionId, input.id);
       if (!before) throw notFound(state.exists ? "Document not found." : "Collection not found.");
-      const doc = await prepareDocument(scope.projectId, input.collectionId, state, input.id, input.change(structuredClone(before)), before, { scope, db: client });
+      const changed = input.change(structuredClone(before));
+      checkObjectWidths(changed, "The document");
+      const doc = await prepareDocument(scope.projectId, input.collectionId, state, input.id, changed, before, { scope, db: client });
       return replaceDocument(client, scope, input.collectionId, state, before, doc);
     }),
   );
